@@ -1,0 +1,58 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sluice", targets: ["sluice"]),
+        .library(name: "SluiceEngine", targets: ["SluiceEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // libcurl for Swift: typed wrappers around the variadic setopt/getinfo calls.
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        // The URLSession-style engine on libcurl's multi interface.
+        .target(
+            name: "SluiceEngine",
+            dependencies: ["CCurl"]
+        ),
+        // A misbehaving-on-purpose HTTP server on 127.0.0.1 for tests and `sluice demo`.
+        .target(
+            name: "SluiceScenarioServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // Command-line pieces that are worth testing without a process: trace encoding, options.
+        .target(
+            name: "SluiceCLI",
+            dependencies: [
+                "SluiceEngine",
+                "SluiceScenarioServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "sluice",
+            dependencies: ["SluiceCLI"]
+        ),
+        .testTarget(
+            name: "SluiceEngineTests",
+            dependencies: ["SluiceEngine", "SluiceScenarioServer"]
+        ),
+        .testTarget(
+            name: "SluiceCLITests",
+            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceScenarioServer"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

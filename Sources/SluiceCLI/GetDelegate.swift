@@ -1,0 +1,44 @@
+// The delegate behind `sluice get` to standard output: answers the disposition, writes chunks, waits for the end.
+import Foundation
+import SluiceEngine
+
+final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
+    private let disposition: ResponseDisposition
+    private let sink: FileDescriptorSink
+    private let progress: ProgressLine?
+    private let finished = DispatchSemaphore(value: 0)
+    // Delegate queue only until `finished` is signalled, then read by the waiting thread.
+    private(set) var error: TransferError?
+    private(set) var response: Response?
+    private(set) var outputFailure: String?
+
+    init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?) {
+        self.disposition = disposition
+        self.sink = sink
+        self.progress = progress
+    }
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+                    completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        self.response = response
+        completionHandler(disposition)
+    }
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        if !sink.write(data) {
+            outputFailure = sink.failure
+            dataTask.cancel()
+            return
+        }
+        progress?.update(received: dataTask.countOfBytesReceived, expected: dataTask.countOfBytesExpectedToReceive)
+    }
+
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        if error == nil { progress?.update(received: task.countOfBytesReceived, expected: task.countOfBytesExpectedToReceive, force: true) }
+        progress?.end()
+        self.error = error
+        finished.signal()
+    }
+
+    func wait() { finished.wait() }
+}

@@ -1,0 +1,31 @@
+// The one-line progress display on a terminal's stderr, redrawn at most ten times a second.
+import Foundation
+
+final class ProgressLine {
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var lastDraw: UInt64 = 0
+    private var drewOnce = false
+
+    /// Only when stderr is a terminal: progress never pollutes a log or a pipe.
+    static func ifTerminal() -> ProgressLine? { isatty(2) == 1 ? ProgressLine() : nil }
+
+    func update(received: Int64, expected: Int64, force: Bool = false) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard force || now &- lastDraw >= 100_000_000 else { return }
+        lastDraw = now
+        drewOnce = true
+        let seconds = max(Double(now &- start) / 1e9, 0.001)
+        let rate = Int64(Double(received) / seconds)
+        var text = ByteCountText.format(received)
+        if expected > 0 {
+            let percent = min(100, Int(Double(received) * 100 / Double(expected)))
+            text += " / \(ByteCountText.format(expected)) \(percent)%"
+        }
+        text += "  \(ByteCountText.format(rate))/s"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+    }
+
+    func end() {
+        if drewOnce { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

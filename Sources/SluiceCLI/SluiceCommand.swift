@@ -1,0 +1,27 @@
+// The `sluice` command: its subcommands and how failures become one line on stderr and an exit status.
+import ArgumentParser
+import Foundation
+
+public struct SluiceCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sluice",
+        abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
+        subcommands: [GetCommand.self, ServeCommand.self]
+    )
+
+    public init() {}
+
+    /// Runs the command line and exits; failures print `sluice: message` and exit non-zero.
+    public static func runMain() -> Never {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Foundation.exit(0)
+        } catch let failure as CLIFailure {
+            FileHandle.standardError.write(Data("sluice: \(failure.message)\n".utf8))
+            Foundation.exit(failure.code)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

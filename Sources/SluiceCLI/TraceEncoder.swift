@@ -1,0 +1,80 @@
+// Turns delegate events into the JSON lines `--trace` prints; server text is escaped, never written raw.
+import SluiceEngine
+
+public enum TraceEncoder {
+    /// One JSON object, no trailing newline. `start` is the uptime (ns) that `t` counts from.
+    public static func line(for record: TaskEventRecord, start: UInt64) -> String {
+        let seconds = Double(record.uptimeNanoseconds &- start) / 1e9
+        var fields: [(String, String)] = [
+            ("t", formatSeconds(seconds)),
+            ("task", String(record.taskIdentifier)),
+            ("event", quote(record.event.name)),
+        ]
+        switch record.event {
+        case .stateChanged(let state):
+            fields.append(("state", quote(state.rawValue)))
+        case .didReceiveResponse(let response):
+            fields.append(("status", response.statusCode.map(String.init) ?? "null"))
+            fields.append(("headers", object(response.headers)))
+            fields.append(("expectedContentLength", String(response.expectedContentLength)))
+            if let part = response.part { fields.append(("part", String(part))) }
+        case .disposition(let value):
+            fields.append(("value", quote(value.rawValue)))
+        case .didReceiveData(let bytes):
+            fields.append(("bytes", String(bytes)))
+        case .didCompleteWithError(let error):
+            fields.append(("error", error.map { object([("code", quote($0.code.rawValue)), ("message", quote($0.message))]) } ?? "null"))
+        }
+        return object(fields)
+    }
+
+    /// Header fields as one object; repeated names are combined with ", " as HTTP allows.
+    static func object(_ headers: HTTPHeaders) -> String {
+        var order: [String] = []
+        var values: [String: String] = [:]
+        for field in headers {
+            if let existing = values[field.name] {
+                values[field.name] = existing + ", " + field.value
+            } else {
+                order.append(field.name)
+                values[field.name] = field.value
+            }
+        }
+        return object(order.map { ($0, quote(values[$0] ?? "")) })
+    }
+
+    static func object(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    /// A JSON string literal; every control character (ESC included) becomes a \u escape.
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        out.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029:
+                out += "\\u" + hex4(c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private static func hex4(_ v: UInt32) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(v >> 12 & 0xF)], digits[Int(v >> 8 & 0xF)], digits[Int(v >> 4 & 0xF)], digits[Int(v & 0xF)]])
+    }
+
+    private static func formatSeconds(_ s: Double) -> String {
+        let micros = Int64((s * 1e6).rounded())
+        let whole = micros / 1_000_000, frac = micros % 1_000_000
+        let f = String(frac)
+        return "\(whole)." + String(repeating: "0", count: 6 - f.count) + f
+    }
+}

@@ -1,0 +1,19 @@
+// The delegate behind completion-handler data tasks: gathers the body and answers once at the end.
+import Foundation
+
+final class BodyCollector: SessionDataDelegate, @unchecked Sendable {
+    private let completion: @Sendable (Data?, Response?, TransferError?) -> Void
+    private var body = Data()  // delegate queue only
+
+    init(_ completion: @escaping @Sendable (Data?, Response?, TransferError?) -> Void) {
+        self.completion = completion
+    }
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        body.append(data)
+    }
+
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        completion(error == nil ? body : nil, task.response, error)
+    }
+}

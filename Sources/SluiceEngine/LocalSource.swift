@@ -1,0 +1,62 @@
+// Bodies the engine reads itself: data: URLs from memory and file: URLs from disk, paced by the loop.
+import Foundation
+
+/// libcurl's file: protocol reads a whole file in one call and cannot pause, so Sluice reads local
+/// files itself, one buffer per loop turn, which keeps suspend and backpressure real for them too.
+final class LocalSource {
+    let length: Int64
+    let mediaType: String?
+    private let memory: Data?
+    private var fd: Int32 = -1
+    private var offset: Int64 = 0
+    private let chunkSize: Int
+
+    private init(length: Int64, mediaType: String?, memory: Data?, fd: Int32, chunkSize: Int) {
+        self.length = length
+        self.mediaType = mediaType
+        self.memory = memory
+        self.fd = fd
+        self.chunkSize = chunkSize
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    static func open(_ url: URL, chunkSize: Int) throws(TransferError) -> LocalSource {
+        if url.scheme?.lowercased() == "data" {
+            guard let parsed = DataURL(url.absoluteString) else {
+                throw TransferError(.badURL, "malformed data: URL", failingURL: url)
+            }
+            return LocalSource(length: Int64(parsed.body.count), mediaType: parsed.mediaType, memory: parsed.body,
+                               fd: -1, chunkSize: chunkSize)
+        }
+        let path = url.path
+        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw TransferError(errno == ENOENT ? .fileDoesNotExist : .cannotReadFile, "cannot open \(path): \(reason)",
+                                failingURL: url)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw TransferError(.cannotReadFile, "\(path) is not a regular file", failingURL: url)
+        }
+        return LocalSource(length: Int64(info.st_size), mediaType: nil, memory: nil, fd: fd, chunkSize: chunkSize)
+    }
+
+    /// The next chunk, or nil at the end.
+    func read() throws(TransferError) -> Data? {
+        if let memory {
+            guard offset < Int64(memory.count) else { return nil }
+            offset = Int64(memory.count)
+            return memory
+        }
+        var chunk = Data(count: chunkSize)
+        let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, chunkSize) }
+        if n < 0 { throw TransferError(.cannotReadFile, "read failed: \(String(cString: strerror(errno)))") }
+        if n == 0 { return nil }
+        offset += Int64(n)
+        chunk.count = n
+        return chunk
+    }
+}

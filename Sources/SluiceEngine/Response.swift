@@ -1,0 +1,57 @@
+// What came back: status (nil for file: and data: URLs), headers, length and, for multipart, the part index.
+import Foundation
+
+public struct Response: Sendable, Equatable {
+    public let url: URL
+    /// The HTTP status; nil for schemes without one (file:, data:).
+    public let statusCode: Int?
+    public let headers: HTTPHeaders
+    /// The announced body length, or `Response.unknownLength` (-1).
+    public let expectedContentLength: Int64
+    /// For multipart/x-mixed-replace, the 0-based index of the part these headers open.
+    public let part: Int?
+
+    public static let unknownLength: Int64 = -1
+
+    public init(url: URL, statusCode: Int?, headers: HTTPHeaders, expectedContentLength: Int64, part: Int? = nil) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+        self.expectedContentLength = expectedContentLength
+        self.part = part
+    }
+
+    /// The media type without parameters, lowercased: "text/html".
+    public var mimeType: String? {
+        guard let type = headers["Content-Type"] else { return nil }
+        let bare = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmedSpaces() }
+        return bare.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+    }
+
+    public var textEncodingName: String? { headers["Content-Type"].flatMap { MediaType.parameter("charset", in: $0) } }
+
+    /// A file name from Content-Disposition, else the URL's last path component; not yet sanitized.
+    public var suggestedFilename: String? {
+        if let disposition = headers["Content-Disposition"],
+           let name = MediaType.parameter("filename", in: disposition), !name.isEmpty {
+            return name
+        }
+        let last = url.lastPathComponent
+        return last.isEmpty || last == "/" ? nil : last
+    }
+}
+
+/// Parameter lookup in header values such as `multipart/x-mixed-replace; boundary="abc"`.
+enum MediaType {
+    static func parameter(_ name: String, in value: String) -> String? {
+        for piece in value.split(separator: ";").dropFirst() {
+            let pair = piece.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2,
+                  pair[0].trimmedSpaces().caseInsensitiveEquals(name) else { continue }
+            var v = pair[1].trimmedSpaces()
+            if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
+            return v
+        }
+        return nil
+    }
+}

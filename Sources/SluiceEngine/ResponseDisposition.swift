@@ -1,0 +1,7 @@
+// The delegate's answer to a response: go on, stop, or carry on as a download.
+
+public enum ResponseDisposition: String, Sendable {
+    case allow
+    case cancel
+    case becomeDownload
+}

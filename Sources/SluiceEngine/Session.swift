@@ -1,0 +1,129 @@
+// A session: a configuration, a delegate and its serial queue, the tasks it made, and one transfer loop.
+import Foundation
+import Synchronization
+
+public final class Session: Sendable {
+    /// A session with the default configuration and no delegate, for completion-handler and async use.
+    public static let shared = Session()
+
+    public let configuration: SessionConfiguration
+    public let delegate: SessionDelegate?
+    /// Serial: every delegate call and event of this session runs here, one at a time, in order.
+    public let delegateQueue: DispatchQueue
+    public let eventMonitor: TaskEventMonitor?
+    let loop: TransferLoop
+    private let registry = Mutex(Registry())
+
+    private struct Registry {
+        var nextIdentifier = 1
+        var tasks: [Int: SessionTask] = [:]
+        var started: Set<Int> = []
+        var invalidation = Invalidation.none
+    }
+
+    private enum Invalidation { case none, finishing, done }
+
+    public init(configuration: SessionConfiguration = .default, delegate: SessionDelegate? = nil,
+                delegateQueue: DispatchQueue? = nil, eventMonitor: TaskEventMonitor? = nil) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.delegateQueue = delegateQueue ?? DispatchQueue(label: "sluice.session.delegate")
+        self.eventMonitor = eventMonitor
+        loop = TransferLoop(configuration: configuration)
+    }
+
+    // MARK: Making tasks (all created suspended)
+
+    public func dataTask(with request: Request) -> DataTask {
+        register { DataTask(identifier: $0, request: request, session: self) }
+    }
+
+    public func dataTask(with url: URL) -> DataTask { dataTask(with: Request(url: url)) }
+
+    /// The handler gets the whole body; the delegate's data methods are not called for this task.
+    public func dataTask(with request: Request,
+                         completionHandler: @escaping @Sendable (Data?, Response?, TransferError?) -> Void) -> DataTask {
+        let task = dataTask(with: request)
+        task.internalDelegate = BodyCollector(completionHandler)
+        return task
+    }
+
+    public func dataTask(with url: URL,
+                         completionHandler: @escaping @Sendable (Data?, Response?, TransferError?) -> Void) -> DataTask {
+        dataTask(with: Request(url: url), completionHandler: completionHandler)
+    }
+
+    // MARK: Tasks and invalidation
+
+    /// The tasks that have not completed, on the delegate queue.
+    public func getAllTasks(completionHandler: @escaping @Sendable ([SessionTask]) -> Void) {
+        let tasks = registry.withLock { Array($0.tasks.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
+        delegateQueue.async { completionHandler(tasks) }
+    }
+
+    public var allTasks: [SessionTask] {
+        get async {
+            await withCheckedContinuation { continuation in getAllTasks { continuation.resume(returning: $0) } }
+        }
+    }
+
+    /// Lets running tasks finish, refuses new ones, then calls `didBecomeInvalidWithError(nil)`.
+    public func finishTasksAndInvalidate() {
+        let idle = registry.withLock { r -> Bool in
+            guard r.invalidation == .none else { return false }
+            r.invalidation = .finishing
+            return r.started.isEmpty
+        }
+        if idle { becomeInvalid() }
+    }
+
+    /// Cancels every task, then invalidates as `finishTasksAndInvalidate` does.
+    public func invalidateAndCancel() {
+        let tasks = registry.withLock { Array($0.tasks.values) }
+        finishTasksAndInvalidate()
+        for task in tasks { task.cancel() }
+    }
+
+    // MARK: Engine-internal
+
+    func register<T: SessionTask>(_ make: (Int) -> T) -> T {
+        registry.withLock { r in
+            let task = make(r.nextIdentifier)
+            r.nextIdentifier += 1
+            r.tasks[task.taskIdentifier] = task
+            return task
+        }
+    }
+
+    /// Registers a first resume with the loop; false when the session no longer takes tasks.
+    func taskStarted(_ task: SessionTask) -> Bool {
+        let accepted = registry.withLock { r -> Bool in
+            guard r.invalidation == .none else { return false }
+            r.started.insert(task.taskIdentifier)
+            return true
+        }
+        if accepted { loop.send(.start(task)) }
+        return accepted
+    }
+
+    /// Called on the delegate queue after a task's last delegate call.
+    func taskCompleted(_ task: SessionTask) {
+        let nowIdle = registry.withLock { r -> Bool in
+            r.tasks[task.taskIdentifier] = nil
+            r.started.remove(task.taskIdentifier)
+            return r.invalidation == .finishing && r.started.isEmpty
+        }
+        if nowIdle { becomeInvalid() }
+    }
+
+    private func becomeInvalid() {
+        let first = registry.withLock { r -> Bool in
+            guard r.invalidation != .done else { return false }
+            r.invalidation = .done
+            return true
+        }
+        guard first else { return }
+        loop.send(.shutdown)
+        delegateQueue.async { [self] in delegate?.urlSession(self, didBecomeInvalidWithError: nil) }
+    }
+}

@@ -1,0 +1,34 @@
+// How a session's transfers behave: timeouts, extra headers, connection limits, HTTP/2, TLS.
+import Foundation
+
+public struct SessionConfiguration: Sendable {
+    /// Seconds a transfer may go without receiving or sending a byte (while not paused) before it times out.
+    public var timeoutIntervalForRequest: TimeInterval = 60
+    /// Seconds the whole task may take, from resume to completion.
+    public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// Headers added to every request unless the request sets the same field.
+    public var httpAdditionalHeaders = HTTPHeaders()
+    public var httpMaximumConnectionsPerHost = 6
+    /// HTTP/2 with several streams on one connection where the server offers it.
+    public var multiplexingEnabled = true
+    public var tlsVerificationEnabled = true
+    /// A PEM bundle of trusted certificates; nil uses the system's.
+    public var caFile: String?
+    public var maximumRedirects = 16
+    /// Bytes handed to the delegate but not yet consumed, per task, above which the transfer pauses.
+    public var maximumBufferedBytes = 4 << 20
+    /// libcurl's receive buffer: larger chunks mean fewer callbacks per byte.
+    public var receiveBufferSize = 256 << 10
+    /// Whether this configuration keeps nothing between sessions (Sluice keeps no cache or cookie jar either way).
+    public private(set) var isEphemeral = false
+
+    public init() {}
+
+    public static var `default`: SessionConfiguration { SessionConfiguration() }
+
+    public static var ephemeral: SessionConfiguration {
+        var c = SessionConfiguration()
+        c.isEphemeral = true
+        return c
+    }
+}

@@ -1,0 +1,41 @@
+// The delegate protocols of a session and its tasks; every method is optional through a default.
+import Foundation
+
+public protocol SessionDelegate: AnyObject, Sendable {
+    /// The session was invalidated; `error` is nil after `finishTasksAndInvalidate` or `invalidateAndCancel`.
+    func urlSession(_ session: Session, didBecomeInvalidWithError error: TransferError?)
+}
+
+public protocol SessionTaskDelegate: SessionDelegate {
+    /// The last call a task makes, exactly once; `error` is nil on success (an HTTP 404 is a success here).
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?)
+    func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+}
+
+public protocol SessionDataDelegate: SessionTaskDelegate {
+    /// Called once per response (once per part for multipart/x-mixed-replace). No body byte is delivered and the
+    /// transfer stays paused until `completionHandler` is called, from any thread, at any later time.
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+                    completionHandler: @escaping @Sendable (ResponseDisposition) -> Void)
+    /// One chunk of the body, in order, as it arrives.
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data)
+}
+
+extension SessionDelegate {
+    public func urlSession(_ session: Session, didBecomeInvalidWithError error: TransferError?) {}
+}
+
+extension SessionTaskDelegate {
+    public func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {}
+    public func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64,
+                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+}
+
+extension SessionDataDelegate {
+    public func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+                           completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+    public func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {}
+}

@@ -1,0 +1,241 @@
+// A task's public face (state, counters, requests, response) and its delivery of events on the delegate queue.
+import Foundation
+import Synchronization
+
+/// Shared by data (and later download and upload) tasks. Thread-safe: public state sits behind a Mutex or in
+/// atomics; the fields marked "delegate queue only" are touched from the session's serial delegate queue alone.
+public class SessionTask: @unchecked Sendable, CustomStringConvertible {
+    public let taskIdentifier: Int
+    public let originalRequest: Request
+    public let session: Session
+
+    private let lifecycle = Mutex(TaskLifecycle())
+    private let info: Mutex<Info>
+    private let received = Atomic<Int64>(0)
+    private let expected = Atomic<Int64>(Response.unknownLength)
+    private let sent = Atomic<Int64>(0)
+    private let expectedToSend: Atomic<Int64>
+
+    // Flow control between the loop thread and the delegate queue.
+    let inFlightBytes = Atomic<Int>(0)
+    let drainWanted = Atomic<Bool>(false)
+    /// Closed while the task is suspended: chunks that reach the delegate queue then wait in `parked`.
+    private let gateClosed = Atomic<Bool>(false)
+    private var parked: [Data] = []                       // delegate queue only
+    /// Fixed at resume: who receives this task's events (an internal collector, the task's, or the session's).
+    private var target: SessionTaskDelegate?              // written before start, then read on the delegate queue
+    private var dataTarget: SessionDataDelegate?          // the same, cast once rather than per chunk
+    private var targetHoldsCredit = false
+    /// Set by engine-internal consumers that release buffered bytes themselves (AsyncBytes).
+    var internalDelegate: SessionTaskDelegate?
+
+    struct Info {
+        var currentRequest: Request
+        var response: Response?
+        var error: TransferError?
+        var taskDescription: String?
+        var priority: Float = 0.5
+        var delegate: SessionTaskDelegate?
+    }
+
+    init(identifier: Int, request: Request, session: Session) {
+        taskIdentifier = identifier
+        originalRequest = request
+        self.session = session
+        info = Mutex(Info(currentRequest: request))
+        expectedToSend = Atomic(Int64(request.body?.count ?? 0))
+    }
+
+    // MARK: Public state
+
+    public var state: TaskState { lifecycle.withLock { $0.state } }
+    public var currentRequest: Request { info.withLock { $0.currentRequest } }
+    public var response: Response? { info.withLock { $0.response } }
+    public var error: TransferError? { info.withLock { $0.error } }
+    public var countOfBytesReceived: Int64 { received.load(ordering: .relaxed) }
+    /// The announced body length, or -1 while unknown (never 0 for "unknown").
+    public var countOfBytesExpectedToReceive: Int64 { expected.load(ordering: .relaxed) }
+    public var countOfBytesSent: Int64 { sent.load(ordering: .relaxed) }
+    public var countOfBytesExpectedToSend: Int64 { expectedToSend.load(ordering: .relaxed) }
+
+    public var taskDescription: String? {
+        get { info.withLock { $0.taskDescription } }
+        set { info.withLock { $0.taskDescription = newValue } }
+    }
+
+    /// 0...1, as URLSession's; mapped to an HTTP/2 stream weight.
+    public var priority: Float {
+        get { info.withLock { $0.priority } }
+        set { info.withLock { $0.priority = min(1, max(0, newValue)) } }
+    }
+
+    /// A delegate for this task alone; it takes precedence over the session's. Set it before `resume()`.
+    public var delegate: SessionTaskDelegate? {
+        get { info.withLock { $0.delegate } }
+        set { info.withLock { $0.delegate = newValue } }
+    }
+
+    public var description: String {
+        let name = String(describing: type(of: self))
+        return "<\(name) \(taskIdentifier) \(state.rawValue) \(originalRequest.url.absoluteString)>"
+    }
+
+    // MARK: Control
+
+    public func resume() {
+        let refused = lifecycle.withLock { life -> Bool in
+            switch life.resume() {
+            case .none:
+                return false
+            case .start:
+                resolveTarget()
+                emitStateChange(.running)
+                // Sent under the lock so that a suspend() racing this resume() reaches the loop after the start.
+                return !session.taskStarted(self)
+            default:
+                emitStateChange(.running)
+                gateClosed.store(false, ordering: .sequentiallyConsistent)
+                session.delegateQueue.async { self.flushParked() }
+                session.loop.send(.release(taskIdentifier, .suspended))
+                return false
+            }
+        }
+        if refused {
+            finish(error: TransferError(.sessionInvalidated, "the session was invalidated before this task started",
+                                        failingURL: originalRequest.url))
+        }
+    }
+
+    /// Really pauses the bytes: the transfer stops reading, and no chunk reaches the delegate until `resume()`.
+    public func suspend() {
+        lifecycle.withLock { life in
+            guard life.suspend() == .pause else { return }
+            gateClosed.store(true, ordering: .sequentiallyConsistent)
+            emitStateChange(.suspended)
+            session.loop.send(.hold(taskIdentifier, .suspended))
+        }
+    }
+
+    public func cancel() {
+        let neverStarted = lifecycle.withLock { life -> Bool in
+            let wasStarted = life.started
+            guard life.cancel() == .cancel else { return false }
+            emitStateChange(.canceling)
+            if wasStarted { session.loop.send(.cancel(taskIdentifier)) } else { resolveTarget() }
+            return !wasStarted
+        }
+        if neverStarted { finish(error: .cancelled(originalRequest.url)) }
+    }
+
+    private func resolveTarget() {
+        target = internalDelegate ?? info.withLock { $0.delegate } ?? session.delegate as? SessionTaskDelegate
+        dataTarget = self is DataTask ? target as? SessionDataDelegate : nil
+        targetHoldsCredit = target is CreditHolder
+    }
+
+    // MARK: Called on the loop thread
+
+    var isStarted: Bool { lifecycle.withLock { $0.started } }
+
+    func setCurrentURL(_ url: URL) { info.withLock { $0.currentRequest.url = url } }
+
+    /// Delivers a response; the transfer stays held until the handler's answer comes back through the loop.
+    func deliverResponse(_ response: Response) {
+        info.withLock { $0.response = response }
+        expected.store(response.expectedContentLength, ordering: .relaxed)
+        let answered = Atomic<Bool>(false)
+        let id = taskIdentifier
+        let handler: @Sendable (ResponseDisposition) -> Void = { [self] disposition in
+            guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }  // first answer wins
+            session.delegateQueue.async { self.emit(.disposition(disposition)) }
+            session.loop.send(.disposition(id, disposition))
+        }
+        session.delegateQueue.async { [self] in
+            emit(.didReceiveResponse(response))
+            if let delegate = dataTarget, let dataTask = self as? DataTask {
+                delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: handler)
+            } else {
+                handler(.allow)
+            }
+        }
+    }
+
+    /// Hands one chunk to the delegate queue. Returns true when the bytes in flight passed the session's limit
+    /// and the transfer should hold until the consumer drains them.
+    func deliverData(_ data: Data) -> Bool {
+        let count = data.count
+        received.add(Int64(count), ordering: .relaxed)
+        let pending = inFlightBytes.add(count, ordering: .relaxed).newValue
+        session.delegateQueue.async { [self] in
+            if gateClosed.load(ordering: .sequentiallyConsistent) || !parked.isEmpty {
+                parked.append(data)
+                return
+            }
+            hand(data)
+        }
+        guard pending > session.configuration.maximumBufferedBytes else { return false }
+        drainWanted.store(true, ordering: .sequentiallyConsistent)
+        // The consumer may have drained between the add and the flag; then there is nothing to wait for.
+        if inFlightBytes.load(ordering: .sequentiallyConsistent) <= session.configuration.maximumBufferedBytes / 4 {
+            drainWanted.store(false, ordering: .sequentiallyConsistent)
+            return false
+        }
+        return true
+    }
+
+    /// Marks the task completed and queues `didCompleteWithError` as its last delegate call.
+    func finish(error: TransferError?) {
+        guard lifecycle.withLock({ $0.complete() }) else { return }
+        info.withLock { $0.error = error }
+        gateClosed.store(false, ordering: .sequentiallyConsistent)
+        session.delegateQueue.async { [self] in
+            flushParked()
+            emit(.stateChanged(.completed))
+            emit(.didCompleteWithError(error))
+            target?.urlSession(session, task: self, didCompleteWithError: error)
+            target = nil  // break the cycle a task-owned delegate could form
+            dataTarget = nil
+            session.taskCompleted(self)
+        }
+    }
+
+    // MARK: Delegate queue
+
+    private func hand(_ data: Data) {
+        emit(.didReceiveData(bytes: data.count))
+        if let delegate = dataTarget {
+            // dataTarget is only set on DataTask instances, so the unchecked downcast is sound.
+            delegate.urlSession(session, dataTask: unsafeDowncast(self, to: DataTask.self), didReceive: data)
+        }
+        if !targetHoldsCredit { releaseCredit(data.count) }
+    }
+
+    private func flushParked() {
+        guard !gateClosed.load(ordering: .sequentiallyConsistent) else { return }
+        let chunks = parked
+        parked.removeAll()
+        for chunk in chunks { hand(chunk) }
+    }
+
+    /// Bytes the consumer is done with; when enough are gone, the loop is told to let the transfer flow again.
+    func releaseCredit(_ count: Int) {
+        let pending = inFlightBytes.subtract(count, ordering: .sequentiallyConsistent).newValue
+        if pending <= session.configuration.maximumBufferedBytes / 4,
+           drainWanted.exchange(false, ordering: .sequentiallyConsistent) {
+            session.loop.send(.release(taskIdentifier, .backpressure))
+        }
+    }
+
+    private func emitStateChange(_ state: TaskState) {
+        session.delegateQueue.async { self.emit(.stateChanged(state)) }
+    }
+
+    func emit(_ event: TaskEvent) {
+        session.eventMonitor?(TaskEventRecord(taskIdentifier: taskIdentifier, uptimeNanoseconds: uptimeNow(), event: event))
+    }
+}
+
+/// A delegate that keeps delivered chunks past the delegate call and releases them with `releaseCredit` itself.
+protocol CreditHolder: AnyObject {}
+
+public final class DataTask: SessionTask, @unchecked Sendable {}

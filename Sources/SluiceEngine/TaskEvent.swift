@@ -1,0 +1,33 @@
+// The one stream of delegate events that every observer sees: the CLI's --trace, the view-model, tests.
+import Dispatch
+
+public enum TaskEvent: Sendable, Equatable {
+    case stateChanged(TaskState)
+    case didReceiveResponse(Response)
+    case disposition(ResponseDisposition)
+    case didReceiveData(bytes: Int)
+    case didCompleteWithError(TransferError?)
+
+    /// The delegate method's short name, as `--trace` prints it.
+    public var name: String {
+        switch self {
+        case .stateChanged: "stateChanged"
+        case .didReceiveResponse: "didReceiveResponse"
+        case .disposition: "disposition"
+        case .didReceiveData: "didReceiveData"
+        case .didCompleteWithError: "didCompleteWithError"
+        }
+    }
+}
+
+public struct TaskEventRecord: Sendable {
+    public let taskIdentifier: Int
+    /// Monotonic time of the event, in nanoseconds (DispatchTime's uptime clock).
+    public let uptimeNanoseconds: UInt64
+    public let event: TaskEvent
+}
+
+/// Called on the session's delegate queue, in delegate order, just before the matching delegate method.
+public typealias TaskEventMonitor = @Sendable (TaskEventRecord) -> Void
+
+func uptimeNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

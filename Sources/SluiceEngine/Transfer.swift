@@ -1,0 +1,347 @@
+// One task's transfer as the loop thread sees it: the easy handle, its callbacks, holds and timeouts.
+import CCurl
+import Foundation
+
+/// Lives on the loop thread only. libcurl calls back into it from `curl_multi_perform` and `curl_easy_pause`,
+/// both of which run on that same thread, so nothing here needs a lock.
+final class Transfer {
+    enum Outcome: Equatable {
+        case `continue`
+        case finish(TransferError?)
+    }
+
+    let task: SessionTask
+    let id: Int
+    private(set) var easy: UnsafeMutableRawPointer?
+    private(set) var holds = TransferHolds()
+
+    private let url: URL
+    private let scheme: String
+    private var headerParser = HeaderLineParser()
+    private var responseStarted = false
+    private var splitter: MultipartSplitter?
+    private var partIndex = 0
+    /// Set for data: and file: URLs, which the engine reads itself instead of libcurl.
+    private var local: LocalSource?
+    /// A failure found inside a callback, reported once libcurl has returned.
+    private var abortError: TransferError?
+    /// libcurl finished while a disposition or a resume was still owed; the result waits here.
+    private var endResult: TransferError??
+    private var lastActivity: UInt64
+    private let inactivityLimit: UInt64
+    private let deadline: UInt64
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    init(task: SessionTask, configuration: SessionConfiguration) throws(TransferError) {
+        self.task = task
+        id = task.taskIdentifier
+        let request = task.currentRequest
+        url = request.url
+        scheme = request.url.scheme?.lowercased() ?? ""
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let now = uptimeNow()
+        lastActivity = now
+        inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
+        deadline = now &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
+        switch scheme {
+        case "data", "file":
+            local = try LocalSource.open(request.url, chunkSize: configuration.receiveBufferSize)
+        case "http", "https":
+            guard let host = request.url.host, !host.isEmpty else {
+                throw TransferError(.badURL, "no host in \(url.absoluteString)", failingURL: url)
+            }
+            try configureEasy(request, configuration)
+        default:
+            throw TransferError(.unsupportedURL, "unsupported URL scheme \"\(scheme)\"", failingURL: url)
+        }
+    }
+
+    deinit {
+        close()
+        errorBuffer.deallocate()
+    }
+
+    static func owner(of easy: UnsafeMutableRawPointer) -> Transfer? {
+        var pointer: UnsafeMutablePointer<CChar>?
+        guard sluice_easy_getinfo_string(easy, CURLINFO_PRIVATE, &pointer) == CURLE_OK, let pointer else { return nil }
+        return Unmanaged<Transfer>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// Frees the easy handle; the loop has already removed it from the multi handle.
+    func close() {
+        if let easy { curl_easy_cleanup(easy) }
+        easy = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+    }
+
+    // MARK: Setup
+
+    private func configureEasy(_ request: Request, _ configuration: SessionConfiguration) throws(TransferError) {
+        guard let easy = curl_easy_init() else {
+            throw TransferError(.unknown, "libcurl could not create a transfer", failingURL: url)
+        }
+        self.easy = easy
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var failed: CURLcode = CURLE_OK
+        func set(_ code: CURLcode) { if failed == CURLE_OK && code != CURLE_OK { failed = code } }
+        func setLong(_ option: CURLoption, _ value: Int) { set(sluice_easy_setopt_long(easy, option, value)) }
+        func setString(_ option: CURLoption, _ value: String) {
+            set(value.withCString { sluice_easy_setopt_string(easy, option, $0) })  // libcurl copies strings
+        }
+
+        setString(CURLOPT_URL, request.url.absoluteString)
+        set(sluice_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me))
+        set(sluice_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        set(sluice_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback))
+        set(sluice_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me))
+        set(sluice_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback))
+        set(sluice_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me))
+        setLong(CURLOPT_NOSIGNAL, 1)
+        setString(CURLOPT_PROTOCOLS_STR, "http,https")
+        setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        setLong(CURLOPT_FOLLOWLOCATION, 1)
+        setLong(CURLOPT_MAXREDIRS, configuration.maximumRedirects)
+        setLong(CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
+        setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl decodes
+        setLong(CURLOPT_SSL_VERIFYPEER, configuration.tlsVerificationEnabled ? 1 : 0)
+        setLong(CURLOPT_SSL_VERIFYHOST, configuration.tlsVerificationEnabled ? 2 : 0)
+        if let caFile = configuration.caFile { setString(CURLOPT_CAINFO, caFile) }
+        let connectTimeout = request.timeoutInterval ?? configuration.timeoutIntervalForRequest
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e9) * 1000))
+        setLong(CURLOPT_STREAM_WEIGHT, max(1, Int(task.priority * 255) + 1))
+
+        let method = request.method.uppercased()
+        if method == "HEAD" {
+            setLong(CURLOPT_NOBODY, 1)
+        } else if method != "GET" || request.body != nil {
+            if let body = request.body {
+                setLong(CURLOPT_POSTFIELDSIZE_LARGE, body.count)
+                body.withUnsafeBytes { raw in
+                    set(sluice_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress)))
+                }
+            }
+            if method != "POST" { setString(CURLOPT_CUSTOMREQUEST, method) }
+        }
+
+        var fields = request.headers
+        for field in configuration.httpAdditionalHeaders where fields[field.name] == nil {
+            fields.add(field.name, field.value)
+        }
+        if fields["Expect"] == nil { fields.add("Expect", "") }  // no 1 s wait for 100-continue
+        for field in fields {
+            let line = field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"
+            headerList = curl_slist_append(headerList, line)
+        }
+        if let headerList { set(sluice_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList)) }
+
+        if failed != CURLE_OK {
+            let code = CurlErrorMapping.code(forCurlCode: Int(failed.rawValue), message: "")
+            throw TransferError(code == .unknown ? .badURL : code,
+                                "cannot set up the transfer: \(CurlRuntime.message(for: failed))",
+                                curlCode: Int(failed.rawValue), failingURL: url)
+        }
+    }
+
+    // MARK: libcurl callbacks (loop thread)
+
+    fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        guard !responseStarted else { return count }  // trailers after the body are not a new response
+        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
+        headerParser.feed(line: line)
+        lastActivity = uptimeNow()
+        return count
+    }
+
+    fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        if abortError != nil { return 0 }
+        if holds.isHeld { return sluice_writefunc_pause() }  // libcurl keeps the chunk and offers it again
+        lastActivity = uptimeNow()
+        let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
+        if !responseStarted {
+            responseStarted = true
+            if let boundary = multipartBoundary() {
+                splitter = MultipartSplitter(boundary: boundary)
+            } else {
+                deliverResponse()
+                return sluice_writefunc_pause()  // this same chunk comes back once the delegate allows
+            }
+        }
+        if splitter != nil {
+            splitter?.feed(chunk)
+            pumpParts()
+            return abortError == nil ? count : 0
+        }
+        if task.deliverData(Data(chunk)) { _ = holds.hold(.backpressure) }
+        return count
+    }
+
+    // MARK: Loop events
+
+    func hold(_ reason: TransferHolds.Reason) {
+        _ = holds.hold(reason)
+        if reason == .suspended, let easy, endResult == nil {
+            _ = curl_easy_pause(easy, CURLPAUSE_ALL)  // stop sending too, not only receiving
+        }
+    }
+
+    func release(_ reason: TransferHolds.Reason) -> Outcome {
+        guard holds.release(reason) || !holds.isHeld else { return .continue }
+        lastActivity = uptimeNow()
+        if splitter != nil {
+            pumpParts()
+            if let abortError { return .finish(abortError) }
+            if holds.isHeld { return .continue }
+        }
+        if let result = endResult { return finishAfterEnd(result) }
+        if local != nil { return .continue }  // the loop pumps local bodies while they flow
+        if let easy { _ = curl_easy_pause(easy, CURLPAUSE_CONT) }  // may call receiveBody right here
+        return .continue
+    }
+
+    /// libcurl reports the transfer done. The result may have to wait for a disposition or a resume.
+    func ended(_ code: CURLcode) -> Outcome {
+        var error: TransferError? = nil
+        if let abortError {
+            error = abortError
+        } else if code != CURLE_OK {
+            error = makeError(code)
+        }
+        endResult = .some(error)
+        if !responseStarted && (headerParser.statusCode != nil || (error == nil)) {
+            // No body byte came (HEAD, an empty body, or a failure right after the headers): the response
+            // still goes to the delegate first.
+            responseStarted = true
+            deliverResponse()
+            return .continue
+        }
+        if splitter != nil {
+            pumpParts()
+            if holds.contains(.awaitingDisposition) { return .continue }
+        }
+        return finishAfterEnd(error)
+    }
+
+    /// Data: and file: URLs: the response comes at once, then `pumpLocal` reads while nothing holds.
+    func startLocal() -> Outcome {
+        guard let local else { return .continue }
+        responseStarted = true
+        var headers = HTTPHeaders()
+        if let type = local.mediaType { headers.add("Content-Type", type) }
+        headers.add("Content-Length", String(local.length))
+        _ = holds.hold(.awaitingDisposition)
+        task.deliverResponse(Response(url: url, statusCode: nil, headers: headers, expectedContentLength: local.length))
+        return .continue
+    }
+
+    var isLocalFlowing: Bool { local != nil && !holds.isHeld }
+
+    func pumpLocal() -> Outcome {
+        guard let local, !holds.isHeld else { return .continue }
+        do {
+            guard let chunk = try local.read() else { return .finish(nil) }
+            lastActivity = uptimeNow()
+            if task.deliverData(chunk) { _ = holds.hold(.backpressure) }
+            return .continue
+        } catch {
+            return .finish(TransferError(error.code, error.message, failingURL: url))
+        }
+    }
+
+    func timeoutError(now: UInt64) -> TransferError? {
+        if now >= deadline {
+            return TransferError(.timedOut, "the resource timeout passed before the transfer finished", failingURL: url)
+        }
+        guard !holds.isHeld, endResult == nil, now &- lastActivity > inactivityLimit else { return nil }
+        let seconds = Double(inactivityLimit) / 1e9
+        return TransferError(.timedOut, "no data for \(seconds.formatted()) s", failingURL: url)
+    }
+
+    // MARK: Helpers
+
+    private func finishAfterEnd(_ error: TransferError?) -> Outcome {
+        // A suspended task completes only once resumed, so that no byte or completion reaches a suspended delegate.
+        if holds.contains(.suspended) || holds.contains(.awaitingDisposition) { return .continue }
+        if error == nil, let rest = splitter?.finish() { _ = task.deliverData(rest) }
+        return .finish(error)
+    }
+
+    private func deliverResponse() {
+        _ = holds.hold(.awaitingDisposition)
+        task.deliverResponse(makeResponse(headers: headerParser.fields, part: nil))
+    }
+
+    private func makeResponse(headers: HTTPHeaders, part: Int?) -> Response {
+        var current = url
+        var expected = Int64(Response.unknownLength)
+        if let easy {
+            var effective: UnsafeMutablePointer<CChar>?
+            if sluice_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective,
+               let parsed = URL(string: String(cString: effective)) {
+                current = parsed
+            }
+            var length: curl_off_t = -1
+            if part == nil, sluice_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK {
+                expected = length >= 0 ? Int64(length) : Response.unknownLength
+            }
+        }
+        if current != task.currentRequest.url { task.setCurrentURL(current) }
+        if let part {
+            expected = headers["Content-Length"].flatMap { Int64($0) } ?? Response.unknownLength
+            return Response(url: current, statusCode: headerParser.statusCode, headers: headers,
+                            expectedContentLength: expected, part: part)
+        }
+        return Response(url: current, statusCode: headerParser.statusCode, headers: headers, expectedContentLength: expected)
+    }
+
+    private func multipartBoundary() -> String? {
+        guard let type = headerParser.fields["Content-Type"],
+              type.lowercased().hasPrefix("multipart/x-mixed-replace"),
+              let boundary = MediaType.parameter("boundary", in: type), !boundary.isEmpty else { return nil }
+        return boundary
+    }
+
+    /// Moves parts out of the splitter until it needs more bytes or the transfer must hold.
+    private func pumpParts() {
+        while !holds.isHeld, abortError == nil, let event = splitter?.next() {
+            switch event {
+            case .part(let fields):
+                _ = holds.hold(.awaitingDisposition)
+                task.deliverResponse(makeResponse(headers: fields, part: partIndex))
+                partIndex += 1
+            case .data(let data):
+                if task.deliverData(data) { _ = holds.hold(.backpressure) }
+            case .end:
+                continue
+            case .malformed(let why):
+                abortError = TransferError(.badServerResponse, "bad multipart stream: \(why)", failingURL: url)
+            }
+        }
+    }
+
+    private func makeError(_ code: CURLcode) -> TransferError {
+        let buffered = String(cString: errorBuffer)
+        let message = buffered.isEmpty ? CurlRuntime.message(for: code) : buffered
+        let raw = Int(code.rawValue)
+        return TransferError(CurlErrorMapping.code(forCurlCode: raw, message: message), message,
+                             curlCode: raw, failingURL: task.currentRequest.url)
+    }
+
+    private static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+        guard seconds.isFinite, seconds > 0 else { return UInt64.max / 2 }
+        return UInt64(min(seconds, 1e9) * 1e9)
+    }
+}
+
+private func transferWriteCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                                   _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let bytes, let context else { return 0 }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveBody(bytes, size * count)
+}
+
+private func transferHeaderCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                                    _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let bytes, let context else { return 0 }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(bytes, size * count)
+}

@@ -1,0 +1,45 @@
+// The engine's one error type: a clear code, the underlying library's own message, and what was kept.
+import Foundation
+
+public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        case cancelled
+        case timedOut
+        case cannotFindHost
+        case cannotConnectToHost
+        case networkConnectionLost
+        case badServerResponse
+        case secureConnectionFailed
+        case serverCertificateUntrusted
+        case unsupportedURL
+        case badURL
+        case fileDoesNotExist
+        case cannotReadFile
+        case cannotWriteToFile
+        case tooManyRedirects
+        case cannotDecodeContent
+        case unsupportedDisposition
+        case sessionInvalidated
+        case unknown
+    }
+
+    public let code: Code
+    /// Human-readable detail; for transfer failures this is libcurl's own message.
+    public let message: String
+    /// libcurl's CURLcode when the failure came from libcurl.
+    public let curlCode: Int?
+    public let failingURL: URL?
+
+    public init(_ code: Code, _ message: String, curlCode: Int? = nil, failingURL: URL? = nil) {
+        self.code = code
+        self.message = message
+        self.curlCode = curlCode
+        self.failingURL = failingURL
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    static func cancelled(_ url: URL?) -> TransferError {
+        TransferError(.cancelled, "cancelled", failingURL: url)
+    }
+}

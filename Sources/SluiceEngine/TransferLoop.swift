@@ -1,0 +1,166 @@
+// The one thread that owns libcurl's multi handle and every easy handle of a session.
+import CCurl
+import Foundation
+import Synchronization
+
+/// Other threads talk to the loop only through `send`: commands queue behind a Mutex and
+/// `curl_multi_wakeup` (the one multi call that is safe from any thread) interrupts the poll.
+final class TransferLoop: @unchecked Sendable {
+    enum Command {
+        case start(SessionTask)
+        case hold(Int, TransferHolds.Reason)
+        case release(Int, TransferHolds.Reason)
+        case cancel(Int)
+        case disposition(Int, ResponseDisposition)
+        case shutdown
+    }
+
+    private let multi: UnsafeMutableRawPointer?
+    private let configuration: SessionConfiguration
+    private let inbox = Mutex<[Command]>([])
+
+    // Loop thread only.
+    private var transfers: [Int: Transfer] = [:]
+    private var shuttingDown = false
+    private var nextTimeoutCheck: UInt64 = 0
+
+    init(configuration: SessionConfiguration) {
+        _ = CurlRuntime.ready
+        self.configuration = configuration
+        multi = curl_multi_init()
+        if let multi {
+            _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
+            _ = sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexingEnabled ? 2 : 0)  // CURLPIPE_MULTIPLEX
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "sluice.transfer-loop"
+        thread.start()
+    }
+
+    func send(_ command: Command) {
+        inbox.withLock { $0.append(command) }
+        if let multi { _ = curl_multi_wakeup(multi) }
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        var pending: [Command] = []
+        var running: Int32 = 0
+        while true {
+            inbox.withLock { swap(&$0, &pending) }
+            for command in pending { apply(command) }
+            pending.removeAll(keepingCapacity: true)
+            guard let multi else {
+                // Without a multi handle nothing can transfer: fail every start clearly instead of hanging.
+                if shuttingDown { return }
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
+            _ = curl_multi_perform(multi, &running)
+            collectFinished(multi)
+            let now = uptimeNow()
+            if now >= nextTimeoutCheck {
+                checkTimeouts(now: now)
+                nextTimeoutCheck = now + 100_000_000
+            }
+            let localFlowing = pumpLocalSources()
+            if shuttingDown && transfers.isEmpty {
+                curl_multi_cleanup(multi)
+                return
+            }
+            _ = curl_multi_poll(multi, nil, 0, localFlowing ? 0 : transfers.isEmpty ? 1000 : 100, nil)
+        }
+    }
+
+    private func apply(_ command: Command) {
+        switch command {
+        case .start(let task):
+            start(task)
+        case .hold(let id, let reason):
+            transfers[id]?.hold(reason)
+        case .release(let id, let reason):
+            if let t = transfers[id] { settle(t, t.release(reason)) }
+        case .cancel(let id):
+            if let t = transfers[id] { finish(t, .cancelled(t.task.currentRequest.url)) }
+        case .disposition(let id, let disposition):
+            guard let t = transfers[id] else { return }
+            switch disposition {
+            case .allow:
+                settle(t, t.release(.awaitingDisposition))
+            case .cancel:
+                finish(t, .cancelled(t.task.currentRequest.url))
+            case .becomeDownload:
+                finish(t, TransferError(.unsupportedDisposition,
+                                        "becomeDownload needs download tasks, which this engine does not have yet",
+                                        failingURL: t.task.currentRequest.url))
+            }
+        case .shutdown:
+            shuttingDown = true
+        }
+    }
+
+    private func start(_ task: SessionTask) {
+        guard let multi else {
+            task.finish(error: TransferError(.unknown, "libcurl could not be initialised", failingURL: task.originalRequest.url))
+            return
+        }
+        let transfer: Transfer
+        do {
+            transfer = try Transfer(task: task, configuration: configuration)
+        } catch {
+            task.finish(error: error)
+            return
+        }
+        transfers[task.taskIdentifier] = transfer
+        if let easy = transfer.easy {
+            let code = curl_multi_add_handle(multi, easy)
+            if code != CURLM_OK {
+                finish(transfer, TransferError(.unknown, String(cString: curl_multi_strerror(code)),
+                                               failingURL: task.originalRequest.url))
+            }
+        } else {
+            settle(transfer, transfer.startLocal())
+        }
+    }
+
+    private func collectFinished(_ multi: UnsafeMutableRawPointer) {
+        var easy: UnsafeMutableRawPointer?
+        var code = CURLE_OK
+        while sluice_multi_next_done(multi, &easy, &code) != 0 {
+            guard let easy, let t = Transfer.owner(of: easy), transfers[t.id] === t else { continue }
+            settle(t, t.ended(code))
+        }
+    }
+
+    /// Reads one buffer of every flowing local body; true when some still flow, so the poll must not sleep.
+    private func pumpLocalSources() -> Bool {
+        var flowing = false
+        for t in transfers.values where t.isLocalFlowing {
+            settle(t, t.pumpLocal())
+            if t.isLocalFlowing { flowing = true }
+        }
+        return flowing
+    }
+
+    private func checkTimeouts(now: UInt64) {
+        for t in transfers.values {
+            if let error = t.timeoutError(now: now) { finish(t, error) }
+        }
+    }
+
+    /// Carries out what a transfer decided after an event.
+    private func settle(_ t: Transfer, _ outcome: Transfer.Outcome) {
+        switch outcome {
+        case .continue: break
+        case .finish(let error): finish(t, error)
+        }
+    }
+
+    private func finish(_ t: Transfer, _ error: TransferError?) {
+        guard transfers.removeValue(forKey: t.id) != nil else { return }
+        if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
+        t.close()
+        t.task.finish(error: error)
+    }
+}

@@ -1,0 +1,245 @@
+// The scenarios themselves: one HTTP request in, a well-behaved or deliberately broken response out.
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Paths (query parameters in brackets, sizes in bytes, times in milliseconds):
+/// - `/bytes/N` pattern body with Content-Length, ETag, Last-Modified and Range support [chunked=1]
+/// - `/drip?bytes=N&chunk=K&interval=MS` a slow chunked body
+/// - `/multipart?parts=N&size=K&interval=MS` multipart/x-mixed-replace
+/// - `/drop?bytes=N&after=M` chunked body, connection closed after M bytes
+/// - `/short?bytes=N&after=M` Content-Length N, connection closed after M bytes
+/// - `/huge-headers?size=N` about N bytes of response header fields
+/// - `/stall` headers, then silence; `/silent` no answer at all
+/// - `/redirect/N` a chain of N redirects ending at `/bytes/16`
+/// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
+///   `/escape` (header values and body with terminal escape sequences)
+final class ScenarioHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var head: HTTPRequestHead?
+    private var requestBody = ByteBuffer()
+    private var stream: BodyStream?
+
+    /// A pattern body being written as fast as the socket takes it.
+    private struct BodyStream {
+        var offset: Int64
+        var remaining: Int64
+        var closeAtEnd: Bool
+        var keepAlive: Bool
+    }
+
+    static let lastModified = "Tue, 03 Nov 2026 10:00:00 GMT"
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            requestBody.clear()
+        case .body(var chunk):
+            requestBody.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            respond(context: context, to: head)
+            self.head = nil
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { pump(context: context) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Routing
+
+    private func respond(context: ChannelHandlerContext, to head: HTTPRequestHead) {
+        let (path, query) = Self.split(head.uri)
+        let parts = path.split(separator: "/").map(String.init)
+        let keepAlive = head.isKeepAlive
+        switch parts.first ?? "" {
+        case "bytes":
+            let total = Int64(parts.count > 1 ? parts[1] : "") ?? 0
+            sendBytes(context: context, head: head, total: total, chunked: query["chunked"] == "1")
+        case "drip":
+            var headers = HTTPHeaders([("Content-Type", "application/octet-stream")])
+            headers.add(name: "Cache-Control", value: "no-store")
+            writeHead(context, .ok, headers)
+            drip(context: context, offset: 0, remaining: Int64(query.int("bytes", 4096)),
+                 chunk: query.int("chunk", 256), interval: query.int("interval", 50), keepAlive: keepAlive)
+        case "multipart":
+            multipart(context: context, parts: query.int("parts", 3), size: query.int("size", 64),
+                      interval: query.int("interval", 20), keepAlive: keepAlive)
+        case "drop":
+            writeHead(context, .ok, HTTPHeaders([("Content-Type", "application/octet-stream")]))
+            startStream(context: context, offset: 0, count: Int64(query.int("after", 1000)), closeAtEnd: true, keepAlive: false)
+        case "short":
+            let announced = query.int("bytes", 10_000)
+            writeHead(context, .ok, HTTPHeaders([("Content-Length", String(announced))]))
+            startStream(context: context, offset: 0, count: Int64(min(query.int("after", 1000), announced)),
+                        closeAtEnd: true, keepAlive: false)
+        case "huge-headers":
+            var headers = HTTPHeaders([("Content-Length", "2")])
+            let size = query.int("size", 200_000)
+            let line = String(repeating: "h", count: 8000)
+            for i in 0..<max(1, size / 8000) { headers.add(name: "X-Huge-\(i)", value: line) }
+            finish(context, .ok, headers, body: "ok", keepAlive: keepAlive)
+        case "stall":
+            writeHead(context, .ok, HTTPHeaders([("Content-Length", "1000")]))
+        case "silent":
+            break
+        case "redirect":
+            let n = Int(parts.count > 1 ? parts[1] : "") ?? 1
+            let target = n <= 1 ? "/bytes/16" : "/redirect/\(n - 1)"
+            finish(context, .found, HTTPHeaders([("Location", target)]), body: "", keepAlive: keepAlive)
+        case "status":
+            let code = Int(parts.count > 1 ? parts[1] : "") ?? 200
+            finish(context, HTTPResponseStatus(statusCode: code), HTTPHeaders(), body: "status \(code)\n", keepAlive: keepAlive)
+        case "empty":
+            finish(context, .ok, HTTPHeaders(), body: "", keepAlive: keepAlive)
+        case "echo":
+            var headers = HTTPHeaders([("X-Request-Method", head.method.rawValue)])
+            headers.add(name: "Content-Length", value: String(requestBody.readableBytes))
+            writeHead(context, .ok, headers)
+            context.write(wrapOutboundOut(.body(.byteBuffer(requestBody))), promise: nil)
+            end(context, keepAlive: keepAlive)
+        case "headers":
+            let text = head.headers.map { "\($0.name): \($0.value)\n" }.joined()
+            finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]), body: text, keepAlive: keepAlive)
+        case "escape":
+            let headers = HTTPHeaders([("X-Evil", "\u{1B}]0;owned\u{07}\u{1B}[2J"), ("Content-Type", "text/plain")])
+            finish(context, .ok, headers, body: "\u{1B}[31mred\u{1B}[0m\n", keepAlive: keepAlive)
+        default:
+            finish(context, .notFound, HTTPHeaders(), body: "no scenario at \(path)\n", keepAlive: keepAlive)
+        }
+    }
+
+    // MARK: Scenarios
+
+    private func sendBytes(context: ChannelHandlerContext, head: HTTPRequestHead, total: Int64, chunked: Bool) {
+        let etag = "\"sluice-\(total)\""
+        var headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("ETag", etag),
+                                   ("Last-Modified", Self.lastModified), ("Accept-Ranges", "bytes")])
+        var range = RangeRequest.whole(total)
+        if !chunked, let value = head.headers.first(name: "Range") {
+            let ifRange = head.headers.first(name: "If-Range")
+            if ifRange == nil || ifRange == etag || ifRange == Self.lastModified {
+                range = RangeRequest.parse(value, total: total)
+            }
+        }
+        switch range {
+        case .unsatisfiable:
+            headers.add(name: "Content-Range", value: "bytes */\(total)")
+            finish(context, .rangeNotSatisfiable, headers, body: "", keepAlive: head.isKeepAlive)
+        case .whole:
+            if !chunked { headers.add(name: "Content-Length", value: String(total)) }
+            writeHead(context, .ok, headers)
+            if head.method == .HEAD { end(context, keepAlive: head.isKeepAlive); return }
+            startStream(context: context, offset: 0, count: total, closeAtEnd: false, keepAlive: head.isKeepAlive)
+        case .part(let lower, let upper):
+            headers.add(name: "Content-Range", value: "bytes \(lower)-\(upper)/\(total)")
+            headers.add(name: "Content-Length", value: String(upper - lower + 1))
+            writeHead(context, .partialContent, headers)
+            startStream(context: context, offset: lower, count: upper - lower + 1, closeAtEnd: false, keepAlive: head.isKeepAlive)
+        }
+    }
+
+    private func drip(context: ChannelHandlerContext, offset: Int64, remaining: Int64, chunk: Int, interval: Int, keepAlive: Bool) {
+        guard remaining > 0 else { return end(context, keepAlive: keepAlive) }
+        let n = Int(min(Int64(max(1, chunk)), remaining))
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ScenarioPattern.slice(offset: offset, count: n)))), promise: nil)
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(interval))) { [self] in
+            guard context.channel.isActive else { return }
+            drip(context: context, offset: offset + Int64(n), remaining: remaining - Int64(n),
+                 chunk: chunk, interval: interval, keepAlive: keepAlive)
+        }
+    }
+
+    static let multipartBoundary = "sluice-frame"
+
+    private func multipart(context: ChannelHandlerContext, parts: Int, size: Int, interval: Int, keepAlive: Bool) {
+        writeHead(context, .ok, HTTPHeaders([("Content-Type", "multipart/x-mixed-replace; boundary=\"\(Self.multipartBoundary)\"")]))
+        sendPart(context: context, index: 0, parts: parts, size: size, interval: interval, keepAlive: keepAlive)
+    }
+
+    /// Part i is `size` bytes of the letter ("a" + i % 26), announced with its own type and length.
+    static func partBody(index: Int, size: Int) -> String {
+        String(repeating: String(UnicodeScalar(UInt8(97 + index % 26))), count: size)
+    }
+
+    private func sendPart(context: ChannelHandlerContext, index: Int, parts: Int, size: Int, interval: Int, keepAlive: Bool) {
+        guard index < parts else {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "\r\n--\(Self.multipartBoundary)--\r\n")))), promise: nil)
+            return end(context, keepAlive: keepAlive)
+        }
+        let lead = index == 0 ? "" : "\r\n"
+        let text = "\(lead)--\(Self.multipartBoundary)\r\nContent-Type: text/plain\r\nContent-Length: \(size)\r\n"
+            + "X-Part: \(index)\r\n\r\n" + Self.partBody(index: index, size: size)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(interval))) { [self] in
+            guard context.channel.isActive else { return }
+            sendPart(context: context, index: index + 1, parts: parts, size: size, interval: interval, keepAlive: keepAlive)
+        }
+    }
+
+    // MARK: Writing
+
+    private func startStream(context: ChannelHandlerContext, offset: Int64, count: Int64, closeAtEnd: Bool, keepAlive: Bool) {
+        stream = BodyStream(offset: offset, remaining: count, closeAtEnd: closeAtEnd, keepAlive: keepAlive)
+        pump(context: context)
+    }
+
+    /// Writes while the socket takes it; `channelWritabilityChanged` calls back in when it drains.
+    private func pump(context: ChannelHandlerContext) {
+        guard var s = stream else { return }
+        var wrote = false
+        while s.remaining > 0 && context.channel.isWritable {
+            let n = Int(min(Int64(256 << 10), s.remaining))
+            context.write(wrapOutboundOut(.body(.byteBuffer(ScenarioPattern.slice(offset: s.offset, count: n)))), promise: nil)
+            s.offset += Int64(n)
+            s.remaining -= Int64(n)
+            wrote = true
+        }
+        stream = s
+        if wrote { context.flush() }
+        guard s.remaining == 0 else { return }
+        stream = nil
+        if s.closeAtEnd {
+            context.close(promise: nil)
+        } else {
+            end(context, keepAlive: s.keepAlive)
+        }
+    }
+
+    private func writeHead(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders) {
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+    }
+
+    private func finish(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders,
+                        body: String, keepAlive: Bool) {
+        var headers = headers
+        if !headers.contains(name: "Content-Length") { headers.add(name: "Content-Length", value: String(body.utf8.count)) }
+        writeHead(context, status, headers)
+        if !body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil) }
+        end(context, keepAlive: keepAlive)
+    }
+
+    private func end(_ context: ChannelHandlerContext, keepAlive: Bool) {
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if !keepAlive { context.close(promise: nil) }
+    }
+
+    private static func split(_ uri: String) -> (String, [String: String]) {
+        guard let q = uri.firstIndex(of: "?") else { return (uri, [:]) }
+        var query: [String: String] = [:]
+        for pair in uri[uri.index(after: q)...].split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            query[kv[0]] = kv.count > 1 ? kv[1] : ""
+        }
+        return (String(uri[..<q]), query)
+    }
+}
+
+extension Dictionary where Key == String, Value == String {
+    func int(_ key: String, _ fallback: Int) -> Int { self[key].flatMap { Int($0) } ?? fallback }
+}

@@ -1,0 +1,33 @@
+// The deterministic bytes every scenario body is made of, so any byte range can be checked by value.
+import NIOCore
+
+public enum ScenarioPattern {
+    /// A prime period: repeating slices of it never line up with power-of-two chunk sizes.
+    public static let period = 65_521
+    static let window = 1 << 20
+
+    /// The byte at an absolute offset of every pattern body.
+    public static func byte(at offset: Int64) -> UInt8 {
+        let i = UInt64(offset % Int64(period))
+        return UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 13 ^ i)
+    }
+
+    public static func bytes(offset: Int64, count: Int) -> [UInt8] {
+        (0..<count).map { byte(at: offset + Int64($0)) }
+    }
+
+    /// One period plus a megabyte, so any slice up to a megabyte starting anywhere is contiguous and zero-copy.
+    static let buffer: ByteBuffer = {
+        let cycle = (0..<period).map { byte(at: Int64($0)) }
+        var b = ByteBufferAllocator().buffer(capacity: period + window)
+        while b.readableBytes < period + window {
+            b.writeBytes(cycle.prefix(period + window - b.readableBytes))
+        }
+        return b
+    }()
+
+    static func slice(offset: Int64, count: Int) -> ByteBuffer {
+        let start = Int(offset % Int64(period))
+        return buffer.getSlice(at: buffer.readerIndex + start, length: min(count, window)) ?? ByteBuffer()
+    }
+}

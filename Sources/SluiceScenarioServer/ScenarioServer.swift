@@ -1,0 +1,98 @@
+// An HTTP server on 127.0.0.1 (SwiftNIO) whose paths are named scenarios, several of them misbehaving on purpose.
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Start it with `ScenarioServer.start()`; every URL it hands out is on 127.0.0.1 and a port the kernel chose.
+public final class ScenarioServer: Sendable {
+    public let port: Int
+    /// A second listener that answers every connection with bytes that are not HTTP.
+    public let garbagePort: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let channels: [Channel]
+
+    private init(group: MultiThreadedEventLoopGroup, http: Channel, garbage: Channel) {
+        self.group = group
+        channels = [http, garbage]
+        port = http.localAddress?.port ?? 0
+        garbagePort = garbage.localAddress?.port ?? 0
+    }
+
+    public static func start(host: String = "127.0.0.1", port: Int = 0) throws -> ScenarioServer {
+        _ = ScenarioPattern.buffer  // built once up front, not inside the first request
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let http = try ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(ScenarioHandler())
+                    }
+                }
+                .bind(host: host, port: port).wait()
+            let garbage = try ServerBootstrap(group: group)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(NotHTTPHandler())
+                    }
+                }
+                .bind(host: host, port: 0).wait()
+            return ScenarioServer(group: group, http: http, garbage: garbage)
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+    }
+
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A URL on this server: `server.url("/bytes/1024")`.
+    public func url(_ pathAndQuery: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)") ?? baseURL
+    }
+
+    public var garbageURL: URL { URL(string: "http://127.0.0.1:\(garbagePort)/")! }
+
+    /// A URL on a port where nothing listens: bound by the kernel, then closed again.
+    public static func refusedURL() -> URL {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var port = 1
+        if fd >= 0 {
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            port = withUnsafeMutablePointer(to: &address) { a in
+                a.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
+                    guard bind(fd, p, length) == 0, getsockname(fd, p, &length) == 0 else { return 1 }
+                    return Int(UInt16(bigEndian: a.pointee.sin_port))
+                }
+            }
+            close(fd)
+        }
+        return URL(string: "http://127.0.0.1:\(port)/")!
+    }
+
+    public func shutdown() {
+        for channel in channels { try? channel.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+}
+
+/// Answers any connection with a line that is not an HTTP response, then closes.
+final class NotHTTPHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelActive(context: ChannelHandlerContext) {
+        let buffer = context.channel.allocator.buffer(string: "SSH-2.0-OpenSSH_9.2 this is not http\r\n\u{1B}[31mred\r\n")
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)  // small: it leaves at once
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}
