@@ -1,6 +1,13 @@
 // A one-line failure and the exit status it ends the program with.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceEngine
 
 struct CLIFailure: Error {

@@ -1,5 +1,12 @@
 // Writes body bytes to a file descriptor whole, retrying short writes and EINTR; reports the first failure.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class FileDescriptorSink {
     let fd: Int32
@@ -15,7 +22,7 @@ final class FileDescriptorSink {
             guard var p = raw.baseAddress else { return }
             var left = raw.count
             while left > 0 {
-                let n = Foundation.write(fd, p, left)
+                let n = Glibc.write(fd, p, left)
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = String(cString: strerror(errno))

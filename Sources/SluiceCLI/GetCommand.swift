@@ -1,6 +1,14 @@
 // `sluice get URL`: one transfer without the UI, the body to standard output, the delegate flow on request.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceEngine
 
 struct GetCommand: ParsableCommand {
@@ -31,7 +39,7 @@ struct GetCommand: ParsableCommand {
         var monitor: TaskEventMonitor?
         if trace {
             monitor = { @Sendable record in
-                FileHandle.standardError.write(Data((TraceEncoder.line(for: record, start: start) + "\n").utf8))
+                StandardStreams.error((TraceEncoder.line(for: record, start: start) + "\n"))
             }
         }
         let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: 1),

@@ -1,5 +1,13 @@
 // The delegate behind `sluice get` to standard output: answers the disposition, writes chunks, waits for the end.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceEngine
 
 final class GetDelegate: SessionDataDelegate, @unchecked Sendable {

@@ -1,5 +1,13 @@
 // The one-line progress display on a terminal's stderr, redrawn at most ten times a second.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class ProgressLine {
     private let start = DispatchTime.now().uptimeNanoseconds
@@ -22,10 +30,10 @@ final class ProgressLine {
             text += " / \(ByteCountText.format(expected)) \(percent)%"
         }
         text += "  \(ByteCountText.format(rate))/s"
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        StandardStreams.error(("\r\u{1B}[K" + text))
     }
 
     func end() {
-        if drewOnce { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drewOnce { StandardStreams.error("\n") }
     }
 }

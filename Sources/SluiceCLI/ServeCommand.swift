@@ -1,6 +1,13 @@
 // `sluice serve`: the scenario server on its own, for trying the engine and for benchmarks.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceScenarioServer
 
 struct ServeCommand: ParsableCommand {
@@ -15,7 +22,7 @@ struct ServeCommand: ParsableCommand {
     mutating func run() throws {
         let server = try ScenarioServer.start(port: port)
         let line = "serving scenarios on \(server.baseURL.absoluteString)  (bytes that are not HTTP on port \(server.garbagePort))\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        StandardStreams.output(line)
         while true { sleep(3600) }
     }
 }

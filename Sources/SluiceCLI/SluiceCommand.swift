@@ -1,6 +1,13 @@
 // The `sluice` command: its subcommands and how failures become one line on stderr and an exit status.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct SluiceCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -16,10 +23,10 @@ public struct SluiceCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-            Foundation.exit(0)
+            Glibc.exit(0)
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("sluice: \(failure.message)\n".utf8))
-            Foundation.exit(failure.code)
+            StandardStreams.error("sluice: \(failure.message)\n")
+            Glibc.exit(failure.code)
         } catch {
             exit(withError: error)
         }

@@ -1,5 +1,12 @@
 // The delegate behind completion-handler data tasks: gathers the body and answers once at the end.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class BodyCollector: SessionDataDelegate, @unchecked Sendable {
     private let completion: @Sendable (Data?, Response?, TransferError?) -> Void

@@ -15,7 +15,7 @@ enum CurlErrorMapping {
         case 23: return .cannotWriteToFile                      // WRITE_ERROR
         case 26: return .cannotReadFile                         // READ_ERROR
         case 27:  // OUT_OF_MEMORY; 7.88 also uses it for absurdly large headers
-            return message.localizedCaseInsensitiveContains("header") ? .badServerResponse : .unknown
+            return message.lowercased().contains("header") ? .badServerResponse : .unknown
         case 28: return .timedOut                               // OPERATION_TIMEDOUT
         case 35, 58, 59, 64, 66, 77, 80, 83, 90, 91, 98:         // TLS handshake and setup failures
             return .secureConnectionFailed

@@ -1,6 +1,13 @@
 // One-time process setup libcurl needs before any thread uses it.
 import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 enum CurlRuntime {
     /// curl_global_init is not thread-safe; a static let runs it exactly once, before the first loop starts.

@@ -1,5 +1,12 @@
 // Decodes RFC 2397 data: URLs, which libcurl does not handle, into a media type and bytes.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct DataURL: Equatable {
     let mediaType: String
@@ -18,15 +25,36 @@ struct DataURL: Equatable {
         let extra = params.dropFirst(type == nil ? 0 : 1)
         if type == nil && extra.isEmpty { media += ";charset=US-ASCII" }
         for p in extra { media += ";" + p }
-        guard let decoded = payload.removingPercentEncoding ?? (payload.contains("%") ? nil : payload) else { return nil }
+        guard let decodedBytes = Self.percentDecoded(payload) else { return nil }
         if isBase64 {
-            let compact = decoded.filter { !$0.isWhitespace }
+            let compact = String(decoding: decodedBytes, as: UTF8.self).filter { !$0.isWhitespace }
             guard let bytes = Data(base64Encoded: Self.padded(compact)) else { return nil }
             body = bytes
         } else {
-            body = Data(decoded.utf8)
+            body = Data(decodedBytes)
         }
         mediaType = media
+    }
+
+    /// Bytes with every `%XY` escape decoded; nil for a malformed escape.
+    static func percentDecoded(_ s: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        var bytes = s.utf8.makeIterator()
+        while let b = bytes.next() {
+            guard b == UInt8(ascii: "%") else { out.append(b); continue }
+            guard let hi = bytes.next().flatMap(hexValue), let lo = bytes.next().flatMap(hexValue) else { return nil }
+            out.append(hi << 4 | lo)
+        }
+        return out
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private static func padded(_ s: String) -> String {

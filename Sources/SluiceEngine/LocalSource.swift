@@ -1,5 +1,12 @@
 // Bodies the engine reads itself: data: URLs from memory and file: URLs from disk, paced by the loop.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libcurl's file: protocol reads a whole file in one call and cannot pause, so Sluice reads local
 /// files itself, one buffer per loop turn, which keeps suspend and backpressure real for them too.
@@ -30,7 +37,7 @@ final class LocalSource {
                                fd: -1, chunkSize: chunkSize)
         }
         let path = url.path
-        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw TransferError(errno == ENOENT ? .fileDoesNotExist : .cannotReadFile, "cannot open \(path): \(reason)",
@@ -52,7 +59,7 @@ final class LocalSource {
             return memory
         }
         var chunk = Data(count: chunkSize)
-        let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, chunkSize) }
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, chunkSize) }
         if n < 0 { throw TransferError(.cannotReadFile, "read failed: \(String(cString: strerror(errno)))") }
         if n == 0 { return nil }
         offset += Int64(n)

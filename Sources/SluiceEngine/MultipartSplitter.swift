@@ -1,5 +1,12 @@
 // Splits a multipart/x-mixed-replace body into parts by its boundary, across any chunk edges.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Fed the body stream in arbitrary pieces, it yields part headers and part data in order. libcurl hands the
 /// body over as one stream, so finding parts is the engine's job.

@@ -1,5 +1,12 @@
 // What a task asks for: URL, method, headers, body and an optional per-request inactivity timeout.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct Request: Sendable, Equatable {
     public var url: URL

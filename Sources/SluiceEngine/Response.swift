@@ -1,5 +1,12 @@
 // What came back: status (nil for file: and data: URLs), headers, length and, for multipart, the part index.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct Response: Sendable, Equatable {
     public let url: URL

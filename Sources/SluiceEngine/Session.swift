@@ -1,5 +1,14 @@
 // A session: a configuration, a delegate and its serial queue, the tasks it made, and one transfer loop.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import Synchronization
 
 public final class Session: Sendable {

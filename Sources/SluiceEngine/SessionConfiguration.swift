@@ -1,5 +1,12 @@
 // How a session's transfers behave: timeouts, extra headers, connection limits, HTTP/2, TLS.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct SessionConfiguration: Sendable {
     /// Seconds a transfer may go without receiving or sending a byte (while not paused) before it times out.
@@ -17,8 +24,10 @@ public struct SessionConfiguration: Sendable {
     public var maximumRedirects = 16
     /// Bytes handed to the delegate but not yet consumed, per task, above which the transfer pauses.
     public var maximumBufferedBytes = 4 << 20
-    /// libcurl's receive buffer: larger chunks mean fewer callbacks per byte.
+    /// libcurl's receive buffer size (it still hands over at most 16 KiB per callback).
     public var receiveBufferSize = 256 << 10
+    /// The most body bytes gathered into one `didReceive data` call within one turn of the transfer loop.
+    public var deliveryChunkSize = 256 << 10
     /// Whether this configuration keeps nothing between sessions (Sluice keeps no cache or cookie jar either way).
     public private(set) var isEphemeral = false
 

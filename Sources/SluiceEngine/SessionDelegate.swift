@@ -1,5 +1,12 @@
 // The delegate protocols of a session and its tasks; every method is optional through a default.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public protocol SessionDelegate: AnyObject, Sendable {
     /// The session was invalidated; `error` is nil after `finishTasksAndInvalidate` or `invalidateAndCancel`.

@@ -1,5 +1,12 @@
 // A task's public face (state, counters, requests, response) and its delivery of events on the delegate queue.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Shared by data (and later download and upload) tasks. Thread-safe: public state sits behind a Mutex or in

@@ -1,6 +1,13 @@
 // One task's transfer as the loop thread sees it: the easy handle, its callbacks, holds and timeouts.
 import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Lives on the loop thread only. libcurl calls back into it from `curl_multi_perform` and `curl_easy_pause`,
 /// both of which run on that same thread, so nothing here needs a lock.
@@ -30,6 +37,12 @@ final class Transfer {
     private var lastActivity: UInt64
     private let inactivityLimit: UInt64
     private let deadline: UInt64
+    /// Body bytes gathered within one loop turn: libcurl hands over at most 16 KiB per call, and one delegate
+    /// dispatch per 16 KiB costs more than the copy. Flushed when full and after every `curl_multi_perform`.
+    private var pending: UnsafeMutableRawPointer?
+    private var pendingCount = 0
+    private let pendingCapacity: Int
+    private(set) var hasPending = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
@@ -44,6 +57,7 @@ final class Transfer {
         lastActivity = now
         inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
         deadline = now &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
+        pendingCapacity = max(16 << 10, configuration.deliveryChunkSize)
         switch scheme {
         case "data", "file":
             local = try LocalSource.open(request.url, chunkSize: configuration.receiveBufferSize)
@@ -59,6 +73,7 @@ final class Transfer {
 
     deinit {
         close()
+        pending?.deallocate()
         errorBuffer.deallocate()
     }
 
@@ -173,13 +188,38 @@ final class Transfer {
             pumpParts()
             return abortError == nil ? count : 0
         }
-        if task.deliverData(Data(chunk)) { _ = holds.hold(.backpressure) }
+        gather(chunk)
         return count
+    }
+
+    private func gather(_ chunk: UnsafeRawBufferPointer) {
+        if pendingCount + chunk.count > pendingCapacity { flushPending() }
+        guard chunk.count <= pendingCapacity, let base = chunk.baseAddress else {
+            if task.deliverData(Data(chunk)) { _ = holds.hold(.backpressure) }
+            return
+        }
+        let buffer = pending ?? UnsafeMutableRawPointer.allocate(byteCount: pendingCapacity, alignment: 16)
+        pending = buffer
+        (buffer + pendingCount).copyMemory(from: base, byteCount: chunk.count)
+        pendingCount += chunk.count
+        hasPending = true
+        if pendingCount == pendingCapacity { flushPending() }
+    }
+
+    /// Hands the gathered bytes to the delegate queue as one Data that owns the buffer (no second copy).
+    func flushPending() {
+        guard let buffer = pending, pendingCount > 0 else { return }
+        let data = Data(bytesNoCopy: buffer, count: pendingCount, deallocator: .custom { p, _ in p.deallocate() })
+        pending = nil
+        pendingCount = 0
+        hasPending = false
+        if task.deliverData(data) { _ = holds.hold(.backpressure) }
     }
 
     // MARK: Loop events
 
     func hold(_ reason: TransferHolds.Reason) {
+        flushPending()
         _ = holds.hold(reason)
         if reason == .suspended, let easy, endResult == nil {
             _ = curl_easy_pause(easy, CURLPAUSE_ALL)  // stop sending too, not only receiving
@@ -202,6 +242,7 @@ final class Transfer {
 
     /// libcurl reports the transfer done. The result may have to wait for a disposition or a resume.
     func ended(_ code: CURLcode) -> Outcome {
+        flushPending()
         var error: TransferError? = nil
         if let abortError {
             error = abortError
@@ -254,8 +295,9 @@ final class Transfer {
             return TransferError(.timedOut, "the resource timeout passed before the transfer finished", failingURL: url)
         }
         guard !holds.isHeld, endResult == nil, now &- lastActivity > inactivityLimit else { return nil }
-        let seconds = Double(inactivityLimit) / 1e9
-        return TransferError(.timedOut, "no data for \(seconds.formatted()) s", failingURL: url)
+        let tenths = inactivityLimit / 100_000_000
+        let seconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+        return TransferError(.timedOut, "no data for \(seconds) s", failingURL: url)
     }
 
     // MARK: Helpers

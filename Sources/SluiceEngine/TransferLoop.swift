@@ -1,6 +1,13 @@
 // The one thread that owns libcurl's multi handle and every easy handle of a session.
 import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Other threads talk to the loop only through `send`: commands queue behind a Mutex and
@@ -18,6 +25,8 @@ final class TransferLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer?
     private let configuration: SessionConfiguration
     private let inbox = Mutex<[Command]>([])
+    /// False when no thread could be started; every task then fails at once instead of waiting forever.
+    private var alive = false
 
     // Loop thread only.
     private var transfers: [Int: Transfer] = [:]
@@ -32,12 +41,17 @@ final class TransferLoop: @unchecked Sendable {
             _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
             _ = sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexingEnabled ? 2 : 0)  // CURLPIPE_MULTIPLEX
         }
-        let thread = Thread { [self] in run() }
-        thread.name = "sluice.transfer-loop"
-        thread.start()
+        alive = LoopThread.start { [self] in run() }
     }
 
     func send(_ command: Command) {
+        guard alive else {
+            if case .start(let task) = command {
+                task.finish(error: TransferError(.unknown, "the transfer thread could not be started",
+                                                 failingURL: task.originalRequest.url))
+            }
+            return
+        }
         inbox.withLock { $0.append(command) }
         if let multi { _ = curl_multi_wakeup(multi) }
     }
@@ -54,10 +68,11 @@ final class TransferLoop: @unchecked Sendable {
             guard let multi else {
                 // Without a multi handle nothing can transfer: fail every start clearly instead of hanging.
                 if shuttingDown { return }
-                Thread.sleep(forTimeInterval: 0.05)
+                usleep(50_000)
                 continue
             }
             _ = curl_multi_perform(multi, &running)
+            for t in transfers.values where t.hasPending { t.flushPending() }
             collectFinished(multi)
             let now = uptimeNow()
             if now >= nextTimeoutCheck {
@@ -159,6 +174,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func finish(_ t: Transfer, _ error: TransferError?) {
         guard transfers.removeValue(forKey: t.id) != nil else { return }
+        if error?.code != .cancelled { t.flushPending() }
         if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
         t.close()
         t.task.finish(error: error)

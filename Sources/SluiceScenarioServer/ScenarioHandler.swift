@@ -1,5 +1,12 @@
 // The scenarios themselves: one HTTP request in, a well-behaved or deliberately broken response out.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOHTTP1
 

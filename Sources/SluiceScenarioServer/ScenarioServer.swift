@@ -1,5 +1,12 @@
 // An HTTP server on 127.0.0.1 (SwiftNIO) whose paths are named scenarios, several of them misbehaving on purpose.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOHTTP1
 import NIOPosix
