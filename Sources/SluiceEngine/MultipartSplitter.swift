@@ -89,9 +89,18 @@ struct MultipartSplitter {
                         start = at
                         return .data(data)
                     }
-                    start = at + delimiter.count
-                    phase = .afterDelimiter
-                    continue
+                    switch delimiterEnding(after: at + delimiter.count) {
+                    case .needMore:
+                        return nil
+                    case .real:
+                        start = at + delimiter.count
+                        phase = .afterDelimiter
+                        continue
+                    case .notADelimiter:
+                        // The boundary text followed by something else is part of the body.
+                        start = at + 1
+                        return .data(Data(buffer[at..<at + 1]))
+                    }
                 }
                 // Keep back only a tail that could be the start of a delimiter split across chunks.
                 let safeEnd = buffer.count - partialDelimiterSuffix()
@@ -126,6 +135,18 @@ struct MultipartSplitter {
             buffer.removeFirst(start)
             start = 0
         }
+    }
+
+    private enum DelimiterEnding { case real, notADelimiter, needMore }
+
+    /// A boundary is only a delimiter when "--" or optional blanks and a line break follow it (RFC 2046).
+    private func delimiterEnding(after index: Int) -> DelimiterEnding {
+        var i = index
+        guard buffer.count - i >= 2 else { return .needMore }
+        if buffer[i] == 45 && buffer[i + 1] == 45 { return .real }
+        while i < buffer.count && (buffer[i] == 32 || buffer[i] == 9) { i += 1 }
+        guard buffer.count - i >= 2 else { return .needMore }
+        return buffer[i] == 13 && buffer[i + 1] == 10 ? .real : .notADelimiter
     }
 
     /// The length of the longest tail of the unread bytes that is a proper prefix of the delimiter.

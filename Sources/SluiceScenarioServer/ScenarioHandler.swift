@@ -16,7 +16,7 @@ import NIOHTTP1
 /// - `/multipart?parts=N&size=K&interval=MS` multipart/x-mixed-replace
 /// - `/drop?bytes=N&after=M` chunked body, connection closed after M bytes
 /// - `/short?bytes=N&after=M` Content-Length N, connection closed after M bytes
-/// - `/huge-headers?size=N` about N bytes of response header fields
+/// - `/huge-headers?size=N` about N bytes of response header fields [line=1: all in one field]
 /// - `/stall` headers, then silence; `/silent` no answer at all
 /// - `/redirect/N` a chain of N redirects ending at `/bytes/16`
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
@@ -28,6 +28,9 @@ final class ScenarioHandler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var requestBody = ByteBuffer()
     private var stream: BodyStream?
+    private let log: RequestLog
+
+    init(log: RequestLog) { self.log = log }
 
     /// A pattern body being written as fast as the socket takes it.
     private struct BodyStream {
@@ -62,6 +65,7 @@ final class ScenarioHandler: ChannelInboundHandler {
 
     private func respond(context: ChannelHandlerContext, to head: HTTPRequestHead) {
         let (path, query) = Self.split(head.uri)
+        log.record(path)
         let parts = path.split(separator: "/").map(String.init)
         let keepAlive = head.isKeepAlive
         switch parts.first ?? "" {
@@ -88,8 +92,12 @@ final class ScenarioHandler: ChannelInboundHandler {
         case "huge-headers":
             var headers = HTTPHeaders([("Content-Length", "2")])
             let size = query.int("size", 200_000)
-            let line = String(repeating: "h", count: 8000)
-            for i in 0..<max(1, size / 8000) { headers.add(name: "X-Huge-\(i)", value: line) }
+            if query["line"] == "1" {
+                headers.add(name: "X-Huge", value: String(repeating: "h", count: size))  // one enormous line
+            } else {
+                let line = String(repeating: "h", count: 8000)
+                for i in 0..<max(1, size / 8000) { headers.add(name: "X-Huge-\(i)", value: line) }
+            }
             finish(context, .ok, headers, body: "ok", keepAlive: keepAlive)
         case "stall":
             writeHead(context, .ok, HTTPHeaders([("Content-Length", "1000")]))

@@ -10,6 +10,7 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// Start it with `ScenarioServer.start()`; every URL it hands out is on 127.0.0.1 and a port the kernel chose.
 public final class ScenarioServer: Sendable {
@@ -18,9 +19,11 @@ public final class ScenarioServer: Sendable {
     public let garbagePort: Int
     private let group: MultiThreadedEventLoopGroup
     private let channels: [Channel]
+    private let log: RequestLog
 
-    private init(group: MultiThreadedEventLoopGroup, http: Channel, garbage: Channel) {
+    private init(group: MultiThreadedEventLoopGroup, http: Channel, garbage: Channel, log: RequestLog) {
         self.group = group
+        self.log = log
         channels = [http, garbage]
         port = http.localAddress?.port ?? 0
         garbagePort = garbage.localAddress?.port ?? 0
@@ -29,6 +32,7 @@ public final class ScenarioServer: Sendable {
     public static func start(host: String = "127.0.0.1", port: Int = 0) throws -> ScenarioServer {
         _ = ScenarioPattern.buffer  // built once up front, not inside the first request
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let log = RequestLog()
         do {
             let http = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -37,7 +41,7 @@ public final class ScenarioServer: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(ScenarioHandler())
+                        try channel.pipeline.syncOperations.addHandler(ScenarioHandler(log: log))
                     }
                 }
                 .bind(host: host, port: port).wait()
@@ -48,7 +52,7 @@ public final class ScenarioServer: Sendable {
                     }
                 }
                 .bind(host: host, port: 0).wait()
-            return ScenarioServer(group: group, http: http, garbage: garbage)
+            return ScenarioServer(group: group, http: http, garbage: garbage, log: log)
         } catch {
             try? group.syncShutdownGracefully()
             throw error
@@ -61,6 +65,9 @@ public final class ScenarioServer: Sendable {
     public func url(_ pathAndQuery: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)") ?? baseURL
     }
+
+    /// How many requests reached a path (query excluded) since the server started.
+    public func requestCount(path: String) -> Int { log.count(path) }
 
     public var garbageURL: URL { URL(string: "http://127.0.0.1:\(garbagePort)/")! }
 

@@ -1,0 +1,156 @@
+// Pure parsers: header lines, media-type parameters, data: URLs, multipart splitting, libcurl error codes.
+import Foundation
+import Testing
+@testable import SluiceEngine
+
+@Suite struct HeaderLineParserTests {
+    @Test func parsesStatusAndFieldsInOrder() {
+        var p = HeaderLineParser()
+        for line in ["HTTP/1.1 206 Partial Content\r\n", "Content-Type: text/plain\r\n", "X-A:  1 \r\n", "x-a: 2\r\n", "\r\n"] {
+            p.feed(line: line)
+        }
+        #expect(p.statusCode == 206)
+        #expect(p.fields["content-type"] == "text/plain")
+        #expect(p.fields["X-A"] == "1, 2")
+        #expect(p.isComplete)
+    }
+
+    @Test func aNewStatusLineStartsOver() {
+        var p = HeaderLineParser()
+        p.feed(line: "HTTP/1.1 302 Found\r\n")
+        p.feed(line: "Location: /x\r\n")
+        p.feed(line: "\r\n")
+        p.feed(line: "HTTP/2 200\r\n")
+        p.feed(line: "A: b\r\n")
+        #expect(p.statusCode == 200)
+        #expect(p.fields["Location"] == nil)
+        #expect(p.fields["A"] == "b")
+        #expect(!p.isComplete)
+    }
+
+    @Test func foldedLinesJoinThePreviousField() {
+        var p = HeaderLineParser()
+        p.feed(line: "HTTP/1.0 200 OK")
+        p.feed(line: "X-Long: one")
+        p.feed(line: "\t two")
+        #expect(p.fields["X-Long"] == "one two")
+    }
+
+    @Test func garbageLinesAreSkipped() {
+        var p = HeaderLineParser()
+        p.feed(line: "HTTP/1.1 abc")
+        p.feed(line: "no colon here")
+        p.feed(line: ": empty name")
+        #expect(p.statusCode == nil)
+        #expect(p.fields.isEmpty)
+    }
+}
+
+@Suite struct MediaTypeTests {
+    @Test func quotedAndBareParameters() {
+        #expect(MediaType.parameter("boundary", in: "multipart/x-mixed-replace; boundary=\"a b\"") == "a b")
+        #expect(MediaType.parameter("charset", in: "text/html;CHARSET=utf-8") == "utf-8")
+        #expect(MediaType.parameter("boundary", in: "text/plain") == nil)
+    }
+
+    @Test func responseDerivedFields() {
+        let r = Response(url: URL(string: "http://h/dir/file.bin")!, statusCode: 200,
+                         headers: ["Content-Type": "Text/Plain; charset=latin1",
+                                   "Content-Disposition": "attachment; filename=\"report.pdf\""],
+                         expectedContentLength: 10)
+        #expect(r.mimeType == "text/plain")
+        #expect(r.textEncodingName == "latin1")
+        #expect(r.suggestedFilename == "report.pdf")
+    }
+}
+
+@Suite struct DataURLTests {
+    @Test func base64AndPercentEncoded() {
+        #expect(DataURL("data:text/plain;base64,aGVsbG8=")?.body == Data("hello".utf8))
+        #expect(DataURL("data:,a%20b")?.body == Data("a b".utf8))
+        #expect(DataURL("data:,a%20b")?.mediaType == "text/plain;charset=US-ASCII")
+        #expect(DataURL("data:image/png;base64,AAEC")?.mediaType == "image/png")
+    }
+
+    @Test func malformedIsNil() {
+        #expect(DataURL("data:text/plain") == nil)        // no comma
+        #expect(DataURL("data:;base64,@@@") == nil)       // not base64
+        #expect(DataURL("data:,%zz") == nil)              // bad escape
+        #expect(DataURL("http://x/") == nil)
+    }
+}
+
+@Suite struct CurlErrorMappingTests {
+    @Test func everyCodeMapsWithoutTrapping() {
+        for raw in -1...200 {
+            _ = CurlErrorMapping.code(forCurlCode: raw, message: "")
+        }
+        #expect(CurlErrorMapping.code(forCurlCode: 7, message: "") == .cannotConnectToHost)
+        #expect(CurlErrorMapping.code(forCurlCode: 6, message: "") == .cannotFindHost)
+        #expect(CurlErrorMapping.code(forCurlCode: 28, message: "") == .timedOut)
+        #expect(CurlErrorMapping.code(forCurlCode: 18, message: "") == .networkConnectionLost)
+        #expect(CurlErrorMapping.code(forCurlCode: 60, message: "") == .serverCertificateUntrusted)
+        #expect(CurlErrorMapping.code(forCurlCode: 1, message: "Received HTTP/0.9 when not allowed") == .badServerResponse)
+        #expect(CurlErrorMapping.code(forCurlCode: 1, message: "Protocol \"gopher\" not supported") == .unsupportedURL)
+        #expect(CurlErrorMapping.code(forCurlCode: 9999, message: "") == .unknown)
+    }
+}
+
+@Suite struct MultipartSplitterTests {
+    static let body = Array(("preamble\r\n--B\r\nContent-Type: text/plain\r\nX-Part: 0\r\n\r\nfirst\r\n--B\r\n\r\n"
+        + "sec\r\n--Bx\r\n--B--\r\nepilogue").utf8)
+
+    /// Feeds the body in pieces of every size and checks the same parts come out.
+    @Test(arguments: [1, 2, 3, 5, 7, 16, 1000])
+    func sameResultForAnyChunking(pieceSize: Int) {
+        var splitter = MultipartSplitter(boundary: "B")
+        var events: [MultipartSplitter.Event] = []
+        var i = 0
+        while i < Self.body.count {
+            splitter.feed(Self.body[i..<min(i + pieceSize, Self.body.count)])
+            i += pieceSize
+            while let e = splitter.next() { events.append(e) }
+        }
+        var parts: [(HTTPHeaders, Data)] = []
+        var ended = false
+        for e in events {
+            switch e {
+            case .part(let h): parts.append((h, Data()))
+            case .data(let d): parts[parts.count - 1].1.append(d)
+            case .end: ended = true
+            case .malformed(let why): Issue.record("malformed: \(why)")
+            }
+        }
+        #expect(parts.count == 2)
+        #expect(parts.first?.0["X-Part"] == "0")
+        #expect(parts.first.map { String(decoding: $0.1, as: UTF8.self) } == "first")
+        #expect(parts.last?.0.isEmpty == true)
+        #expect(parts.last.map { String(decoding: $0.1, as: UTF8.self) } == "sec\r\n--Bx")
+        #expect(ended)
+    }
+
+    @Test func bodyWithoutPreambleStartsAtTheFirstBoundary() {
+        var s = MultipartSplitter(boundary: "xyz")
+        s.feed(Array("--xyz\r\nA: 1\r\n\r\nhi".utf8))
+        let events = [s.next(), s.next(), s.next()]
+        #expect(events == [.part(["A": "1"]), .data(Data("hi".utf8)), nil])
+        let rest = s.finish()
+        #expect(rest == nil)  // nothing held back: "hi" cannot start a delimiter
+    }
+
+    @Test func dataIsHeldOnlyWhileItCouldBeADelimiter() {
+        var s = MultipartSplitter(boundary: "xyz")
+        s.feed(Array("--xyz\r\n\r\nab\r\n--x".utf8))
+        let events = [s.next(), s.next(), s.next()]
+        #expect(events == [.part(HTTPHeaders()), .data(Data("ab".utf8)), nil])
+        let rest = s.finish()
+        #expect(rest == Data("\r\n--x".utf8))
+    }
+
+    @Test func endlessPartHeadersAreMalformed() {
+        var s = MultipartSplitter(boundary: "b")
+        s.feed(Array("--b\r\n".utf8) + Array(repeating: UInt8(ascii: "h"), count: MultipartSplitter.maximumHeaderBlock + 10))
+        let event = s.next()
+        #expect(event == .malformed("part headers over 64 KiB"))
+    }
+}

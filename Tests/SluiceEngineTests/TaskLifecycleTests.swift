@@ -1,0 +1,115 @@
+// The task state machine, one transition at a time, without sockets.
+import Testing
+@testable import SluiceEngine
+
+@Suite struct TaskLifecycleTests {
+    @Test func createdTasksAreSuspendedAndUnstarted() {
+        let life = TaskLifecycle()
+        #expect(life.state == .suspended)
+        #expect(!life.started)
+    }
+
+    @Test func firstResumeStarts() {
+        var life = TaskLifecycle()
+        #expect(step { life.resume() } == .start)
+        #expect(life.state == .running)
+        #expect(life.started)
+    }
+
+    @Test func resumeWhileRunningDoesNothing() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        #expect(step { life.resume() } == .none)
+        #expect(life.state == .running)
+    }
+
+    @Test func suspendPausesARunningTask() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        #expect(step { life.suspend() } == .pause)
+        #expect(life.state == .suspended)
+    }
+
+    @Test func resumeAfterSuspendUnpausesInsteadOfRestarting() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.suspend()
+        #expect(step { life.resume() } == .unpause)
+        #expect(life.state == .running)
+    }
+
+    @Test func suspendOfAnUnstartedTaskDoesNothing() {
+        var life = TaskLifecycle()
+        #expect(step { life.suspend() } == .none)
+        #expect(life.state == .suspended)
+    }
+
+    @Test func cancelFromRunningOrSuspended() {
+        var running = TaskLifecycle()
+        _ = running.resume()
+        #expect(step { running.cancel() } == .cancel)
+        #expect(running.state == .canceling)
+
+        var suspended = TaskLifecycle()
+        #expect(step { suspended.cancel() } == .cancel)
+        #expect(suspended.state == .canceling)
+    }
+
+    @Test func cancelTwiceCancelsOnce() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.cancel()
+        #expect(step { life.cancel() } == .none)
+    }
+
+    @Test func cancelingIgnoresResumeAndSuspend() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.cancel()
+        #expect(step { life.resume() } == .none)
+        #expect(step { life.suspend() } == .none)
+        #expect(life.state == .canceling)
+    }
+
+    @Test func completeHappensOnce() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        #expect(step { life.complete() })
+        #expect(life.state == .completed)
+        #expect(!step { life.complete() })
+    }
+
+    @Test func completedIgnoresEverything() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.complete()
+        #expect(step { life.resume() } == .none)
+        #expect(step { life.suspend() } == .none)
+        #expect(step { life.cancel() } == .none)
+        #expect(life.state == .completed)
+    }
+}
+
+@Suite struct TransferHoldsTests {
+    @Test func firstHoldPausesAndLastReleaseUnpauses() {
+        var holds = TransferHolds()
+        #expect(!holds.isHeld)
+        #expect(step { holds.hold(.awaitingDisposition) })
+        #expect(!step { holds.hold(.suspended) })           // already held: no second pause
+        #expect(!step { holds.release(.awaitingDisposition) })  // still suspended
+        #expect(holds.isHeld)
+        #expect(step { holds.release(.suspended) })
+        #expect(!holds.isHeld)
+    }
+
+    @Test func releasingAReasonNotHeldChangesNothing() {
+        var holds = TransferHolds()
+        #expect(!step { holds.release(.backpressure) })
+        _ = holds.hold(.suspended)
+        #expect(!step { holds.release(.backpressure) })
+        #expect(holds.contains(.suspended))
+    }
+}
+
+/// Runs a mutating call outside #expect's argument capture, which cannot mutate.
+func step<T>(_ body: () -> T) -> T { body() }
