@@ -65,7 +65,7 @@ final class ScenarioHandler: ChannelInboundHandler {
 
     private func respond(context: ChannelHandlerContext, to head: HTTPRequestHead) {
         let (path, query) = Self.split(head.uri)
-        log.record(path)
+        log.record(head.uri)
         let parts = path.split(separator: "/").map(String.init)
         let keepAlive = head.isKeepAlive
         switch parts.first ?? "" {
@@ -215,10 +215,10 @@ final class ScenarioHandler: ChannelInboundHandler {
             s.remaining -= Int64(n)
             wrote = true
         }
-        stream = s
+        // Settle our state before flushing: a flush can re-enter through channelWritabilityChanged.
+        stream = s.remaining == 0 ? nil : s
         if wrote { context.flush() }
         guard s.remaining == 0 else { return }
-        stream = nil
         if s.closeAtEnd {
             context.close(promise: nil)
         } else {

@@ -66,8 +66,8 @@ public final class ScenarioServer: Sendable {
         URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)") ?? baseURL
     }
 
-    /// How many requests reached a path (query excluded) since the server started.
-    public func requestCount(path: String) -> Int { log.count(path) }
+    /// How many requests for exactly this path and query reached the server since it started.
+    public func requestCount(_ pathAndQuery: String) -> Int { log.count(pathAndQuery) }
 
     public var garbageURL: URL { URL(string: "http://127.0.0.1:\(garbagePort)/")! }
 

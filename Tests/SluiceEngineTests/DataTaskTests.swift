@@ -1,0 +1,189 @@
+// Data tasks against the real scenario server: the delegate flow, holds, suspend, cancel, multipart.
+import Foundation
+import SluiceEngine
+import SluiceScenarioServer
+import Testing
+
+@Suite struct DataTaskTests {
+    func makeSession(_ recorder: Recorder, log: EventLog? = nil,
+                     configure: (inout SessionConfiguration) -> Void = { _ in }) -> Session {
+        var configuration = SessionConfiguration.default
+        configure(&configuration)
+        return Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue,
+                       eventMonitor: log?.monitor)
+    }
+
+    @Test func largeBodyArrivesWholeAndInOrder() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let session = makeSession(recorder)
+        let size = 24 << 20
+        let task = session.dataTask(with: server.url("/bytes/\(size)"))
+        #expect(task.state == .suspended)
+        #expect(task.countOfBytesExpectedToReceive == -1)
+        task.resume()
+        #expect(task.state == .running)
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error == nil)
+        #expect(s.body.count == size)
+        #expect(s.body == patternBytes(count: size))
+        #expect(task.state == .completed)
+        #expect(task.countOfBytesReceived == Int64(size))
+        #expect(task.countOfBytesExpectedToReceive == Int64(size))
+        #expect(s.calls.first == "response")
+        #expect(s.calls.last == "complete")
+        #expect(s.completions == 1)
+        #expect(s.offQueueCalls == 0)
+        session.finishTasksAndInvalidate()
+    }
+
+    @Test func chunkedBodyHasUnknownLength() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let session = makeSession(recorder)
+        let task = session.dataTask(with: server.url("/bytes/100000?chunked=1"))
+        task.resume()
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.responses.first?.expectedContentLength == -1)
+        #expect(task.countOfBytesExpectedToReceive == -1)
+        #expect(s.body == patternBytes(count: 100_000))
+    }
+
+    @Test func noBodyByteBeforeTheDispositionEvenWhenItComesLate() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder(plan: { _ in nil })  // hold the handler
+        let log = EventLog()
+        let session = makeSession(recorder, log: log)
+        let task = session.dataTask(with: server.url("/bytes/300000"))
+        task.resume()
+        #expect(await eventually { !recorder.snapshot.heldHandlers.isEmpty })
+        // The whole body is on its way; give it every chance to leak while the handler is held.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(recorder.snapshot.body.isEmpty)
+        #expect(task.countOfBytesReceived == 0)
+        #expect(!log.names.contains("didReceiveData"))
+        // Answer from another thread, as the delegate may.
+        let handler = recorder.snapshot.heldHandlers[0]
+        DispatchQueue.global().async { handler(.allow) }
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.body == patternBytes(count: 300_000))
+        let names = log.names
+        let disposition = names.firstIndex(of: "disposition") ?? names.count
+        let firstData = names.firstIndex(of: "didReceiveData") ?? -1
+        #expect(disposition < firstData)
+        #expect(log.events.contains(.disposition(.allow)))
+        #expect(names.last == "didCompleteWithError")
+    }
+
+    @Test func cancelDispositionCancelsWithoutData() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder(plan: { _ in .cancel })
+        let session = makeSession(recorder)
+        session.dataTask(with: server.url("/bytes/100000")).resume()
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error?.code == .cancelled)
+        #expect(s.body.isEmpty)
+        #expect(s.calls == ["response", "complete"])
+    }
+
+    @Test func becomeDownloadFailsClearlyUntilDownloadsExist() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder(plan: { _ in .becomeDownload })
+        let session = makeSession(recorder)
+        session.dataTask(with: server.url("/bytes/1000")).resume()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error?.code == .unsupportedDisposition)
+        #expect(recorder.snapshot.body.isEmpty)
+    }
+
+    @Test func suspendReallyPausesAndResumeContinuesTheSameRequest() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let log = EventLog()
+        let session = makeSession(recorder, log: log)
+        let path = "/drip?bytes=6000&chunk=200&interval=10&test=suspend"
+        let task = session.dataTask(with: server.url(path))
+        task.resume()
+        #expect(await eventually { recorder.snapshot.body.count >= 600 })
+        task.suspend()
+        #expect(task.state == .suspended)
+        let atSuspend = recorder.snapshot.body.count
+        // The server keeps dripping; none of it may reach the delegate while suspended.
+        try await Task.sleep(nanoseconds: 400_000_000)
+        #expect(recorder.snapshot.body.count == atSuspend)
+        task.resume()
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error == nil)
+        #expect(s.body == patternBytes(count: 6000))   // nothing lost, nothing twice
+        #expect(server.requestCount(path) == 1)  // no second request
+        let states = log.events.compactMap { if case .stateChanged(let s) = $0 { s } else { nil } }
+        #expect(states == [.running, .suspended, .running, .completed])
+    }
+
+    @Test func cancelWhileRunningReportsCancelledAndPartialBytes() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let session = makeSession(recorder)
+        let task = session.dataTask(with: server.url("/drip?bytes=100000&chunk=500&interval=10"))
+        task.resume()
+        #expect(await eventually { recorder.snapshot.body.count > 0 })
+        task.cancel()
+        #expect(task.state == .canceling || task.state == .completed)
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error?.code == .cancelled)
+        #expect(task.state == .completed)
+        #expect(s.body.count < 100_000)
+        #expect(s.completions == 1)
+    }
+
+    @Test func cancelBeforeResumeStillCompletesOnce() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let session = makeSession(recorder)
+        let task = session.dataTask(with: server.url("/bytes/10"))
+        task.cancel()
+        task.resume()  // too late: ignored
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error?.code == .cancelled)
+        #expect(recorder.snapshot.calls == ["complete"])
+    }
+
+    @Test func multipartGivesOneResponsePerPart() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let log = EventLog()
+        let session = makeSession(recorder, log: log)
+        session.dataTask(with: server.url("/multipart?parts=4&size=300&interval=5")).resume()
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error == nil)
+        #expect(s.responses.count == 4)
+        #expect(s.responses.map(\.part) == [0, 1, 2, 3])
+        #expect(s.responses.map { $0.headers["X-Part"] } == ["0", "1", "2", "3"])
+        #expect(s.responses.allSatisfy { $0.expectedContentLength == 300 && $0.statusCode == 200 })
+        for (i, part) in s.bodyPerPart.enumerated() {
+            #expect(String(decoding: part, as: UTF8.self) == String(repeating: String(UnicodeScalar(UInt8(97 + i))), count: 300))
+        }
+        #expect(s.calls.last == "complete")
+        #expect(log.names.filter { $0 == "disposition" }.count == 4)
+    }
+
+    @Test func multipartPartsWaitForTheirOwnDisposition() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder(plan: { r in r.part == 1 ? nil : .allow })
+        let session = makeSession(recorder)
+        session.dataTask(with: server.url("/multipart?parts=3&size=10&interval=1")).resume()
+        #expect(await eventually { !recorder.snapshot.heldHandlers.isEmpty })
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(recorder.snapshot.bodyPerPart.count == 2)
+        #expect(recorder.snapshot.bodyPerPart[1].isEmpty)   // part 1's data waits for part 1's answer
+        recorder.snapshot.heldHandlers[0](.allow)
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.bodyPerPart.map(\.count) == [10, 10, 10])
+    }
+}
