@@ -250,7 +250,7 @@ final class Transfer {
             error = makeError(code)
         }
         endResult = .some(error)
-        if !responseStarted && (headerParser.statusCode != nil || (error == nil)) {
+        if !responseStarted && (headerParser.isComplete || error == nil) {
             // No body byte came (HEAD, an empty body, or a failure right after the headers): the response
             // still goes to the delegate first.
             responseStarted = true
@@ -363,6 +363,11 @@ final class Transfer {
     }
 
     private func makeError(_ code: CURLcode) -> TransferError {
+        if code == CURLE_OUT_OF_MEMORY, headerParser.statusCode != nil, !headerParser.isComplete {
+            // libcurl 7.88 reports a header line over its 100 KiB limit as "out of memory".
+            return TransferError(.badServerResponse, "the response headers are larger than libcurl accepts (a line over 100 KiB)",
+                                 curlCode: Int(code.rawValue), failingURL: task.currentRequest.url)
+        }
         let buffered = String(cString: errorBuffer)
         let message = buffered.isEmpty ? CurlRuntime.message(for: code) : buffered
         let raw = Int(code.rawValue)
