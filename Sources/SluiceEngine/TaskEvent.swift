@@ -25,6 +25,12 @@ public struct TaskEventRecord: Sendable {
     /// Monotonic time of the event, in nanoseconds (DispatchTime's uptime clock).
     public let uptimeNanoseconds: UInt64
     public let event: TaskEvent
+
+    public init(taskIdentifier: Int, uptimeNanoseconds: UInt64, event: TaskEvent) {
+        self.taskIdentifier = taskIdentifier
+        self.uptimeNanoseconds = uptimeNanoseconds
+        self.event = event
+    }
 }
 
 /// Called on the session's delegate queue, in delegate order, just before the matching delegate method.

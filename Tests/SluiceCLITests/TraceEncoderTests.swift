@@ -1,0 +1,68 @@
+// The --trace JSON lines: field names, escaping of server text, and byte counts as users read them.
+import Foundation
+import SluiceCLI
+import SluiceEngine
+import Testing
+
+@Suite struct TraceEncoderTests {
+    func record(_ event: TaskEvent, at ns: UInt64 = 1_500_000) -> TaskEventRecord {
+        TaskEventRecord(taskIdentifier: 7, uptimeNanoseconds: ns, event: event)
+    }
+
+    func decode(_ line: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    @Test func stateChangedLine() throws {
+        let line = TraceEncoder.line(for: record(.stateChanged(.running)), start: 500_000)
+        #expect(line == #"{"t":0.001000,"task":7,"event":"stateChanged","state":"running"}"#)
+    }
+
+    @Test func responseLineEscapesControlCharacters() throws {
+        let response = Response(url: URL(string: "http://h/")!, statusCode: 200,
+                                headers: ["X-Evil": "\u{1B}]0;owned\u{07}\u{1B}[2J", "Set-Cookie": "a", "set-cookie": "b"],
+                                expectedContentLength: -1, part: 2)
+        let line = TraceEncoder.line(for: record(.didReceiveResponse(response)), start: 0)
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 })  // no raw control character at all
+        let object = try decode(line)
+        #expect(object["status"] as? Int == 200)
+        #expect(object["expectedContentLength"] as? Int == -1)
+        #expect(object["part"] as? Int == 2)
+        let headers = try #require(object["headers"] as? [String: String])
+        #expect(headers["X-Evil"] == "\u{1B}]0;owned\u{07}\u{1B}[2J")  // escaped in JSON, intact once decoded
+    }
+
+    @Test func completionLines() throws {
+        let ok = try decode(TraceEncoder.line(for: record(.didCompleteWithError(nil)), start: 0))
+        #expect(ok["error"] is NSNull)
+        let failed = try decode(TraceEncoder.line(
+            for: record(.didCompleteWithError(TransferError(.timedOut, "no data for 2 s"))), start: 0))
+        let error = try #require(failed["error"] as? [String: String])
+        #expect(error == ["code": "timedOut", "message": "no data for 2 s"])
+    }
+
+    @Test func dataAndDispositionLines() throws {
+        let data = try decode(TraceEncoder.line(for: record(.didReceiveData(bytes: 16384)), start: 0))
+        #expect(data["event"] as? String == "didReceiveData")
+        #expect(data["bytes"] as? Int == 16384)
+        let disposition = try decode(TraceEncoder.line(for: record(.disposition(.becomeDownload)), start: 0))
+        #expect(disposition["value"] as? String == "becomeDownload")
+    }
+}
+
+@Suite struct SanitizedTests {
+    @Test func controlCharactersBecomeVisible() {
+        #expect(Sanitized.text("a\u{1B}[31mb\r\n\u{9B}c") == "a\\x1b[31mb\\x0d\\x0a\\x9bc")
+        #expect(Sanitized.text("plain ünïcode 漢字") == "plain ünïcode 漢字")
+    }
+}
+
+@Suite struct ByteCountTextTests {
+    @Test func units() {
+        #expect(ByteCountText.format(512) == "512 B")
+        #expect(ByteCountText.format(1536) == "1.5 KiB")
+        #expect(ByteCountText.format(1 << 30) == "1.0 GiB")
+        #expect(ByteCountText.format(300 << 20) == "300 MiB")
+    }
+}
