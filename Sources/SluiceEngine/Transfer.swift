@@ -42,11 +42,12 @@ final class Transfer {
     private var pending: UnsafeMutableRawPointer?
     private var pendingCount = 0
     private let pendingCapacity: Int
+    private let pool: BufferPool
     private(set) var hasPending = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    init(task: SessionTask, configuration: SessionConfiguration) throws(TransferError) {
+    init(task: SessionTask, configuration: SessionConfiguration, pool: BufferPool) throws(TransferError) {
         self.task = task
         id = task.taskIdentifier
         let request = task.currentRequest
@@ -57,7 +58,8 @@ final class Transfer {
         lastActivity = now
         inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
         deadline = now &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
-        pendingCapacity = max(16 << 10, configuration.deliveryChunkSize)
+        self.pool = pool
+        pendingCapacity = pool.size
         switch scheme {
         case "data", "file":
             local = try LocalSource.open(request.url, chunkSize: configuration.receiveBufferSize)
@@ -73,7 +75,7 @@ final class Transfer {
 
     deinit {
         close()
-        pending?.deallocate()
+        if let pending { pool.give(pending) }
         errorBuffer.deallocate()
     }
 
@@ -198,7 +200,7 @@ final class Transfer {
             if task.deliverData(Data(chunk)) { _ = holds.hold(.backpressure) }
             return
         }
-        let buffer = pending ?? UnsafeMutableRawPointer.allocate(byteCount: pendingCapacity, alignment: 16)
+        let buffer = pending ?? pool.take()
         pending = buffer
         (buffer + pendingCount).copyMemory(from: base, byteCount: chunk.count)
         pendingCount += chunk.count
@@ -209,7 +211,7 @@ final class Transfer {
     /// Hands the gathered bytes to the delegate queue as one Data that owns the buffer (no second copy).
     func flushPending() {
         guard let buffer = pending, pendingCount > 0 else { return }
-        let data = Data(bytesNoCopy: buffer, count: pendingCount, deallocator: .custom { p, _ in p.deallocate() })
+        let data = Data(bytesNoCopy: buffer, count: pendingCount, deallocator: .custom { [pool] p, _ in pool.give(p) })
         pending = nil
         pendingCount = 0
         hasPending = false

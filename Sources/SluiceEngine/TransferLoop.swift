@@ -25,6 +25,7 @@ final class TransferLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer?
     private let configuration: SessionConfiguration
     private let inbox = Mutex<[Command]>([])
+    private let pool: BufferPool
     /// False when no thread could be started; every task then fails at once instead of waiting forever.
     private var alive = false
 
@@ -36,6 +37,7 @@ final class TransferLoop: @unchecked Sendable {
     init(configuration: SessionConfiguration) {
         _ = CurlRuntime.ready
         self.configuration = configuration
+        pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
         multi = curl_multi_init()
         if let multi {
             _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
@@ -122,7 +124,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         let transfer: Transfer
         do {
-            transfer = try Transfer(task: task, configuration: configuration)
+            transfer = try Transfer(task: task, configuration: configuration, pool: pool)
         } catch {
             task.finish(error: error)
             return

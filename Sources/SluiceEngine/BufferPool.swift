@@ -1,0 +1,27 @@
+// Reuses the gather buffers: a fresh 256 KiB allocation per flush meant an mmap, page faults and zeroing each time.
+import Synchronization
+
+final class BufferPool: Sendable {
+    let size: Int
+    private let free = Mutex<[UInt]>([])  // addresses, so the array is Sendable
+    private let keep: Int
+
+    init(size: Int, keep: Int = 32) {
+        self.size = size
+        self.keep = keep
+    }
+
+    func take() -> UnsafeMutableRawPointer {
+        if let address = free.withLock({ $0.popLast() }), let p = UnsafeMutableRawPointer(bitPattern: address) { return p }
+        return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    }
+
+    func give(_ p: UnsafeMutableRawPointer) {
+        let kept = free.withLock { list -> Bool in
+            guard list.count < keep else { return false }
+            list.append(UInt(bitPattern: p))
+            return true
+        }
+        if !kept { p.deallocate() }
+    }
+}
