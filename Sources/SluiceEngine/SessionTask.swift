@@ -142,8 +142,6 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: Called on the loop thread
 
-    var isStarted: Bool { lifecycle.withLock { $0.started } }
-
     func setCurrentURL(_ url: URL) { info.withLock { $0.currentRequest.url = url } }
 
     /// Delivers a response; the transfer stays held until the handler's answer comes back through the loop.
