@@ -1,5 +1,4 @@
 // A one-line failure and the exit status it ends the program with.
-import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,43 +7,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import SluiceEngine
 
 struct CLIFailure: Error {
     let code: Int32
     let message: String
-}
-
-enum ErrorText {
-    /// "cannot connect to 127.0.0.1:9: Couldn't connect to server"
-    static func describe(_ error: TransferError, url: URL) -> String {
-        let place = url.host.map { h in url.port.map { "\(h):\($0)" } ?? h } ?? url.absoluteString
-        let lead: String
-        switch error.code {
-        case .cancelled: lead = "cancelled"
-        case .timedOut: lead = "timed out talking to \(place)"
-        case .cannotFindHost: lead = "cannot find host \(url.host ?? place)"
-        case .cannotConnectToHost: lead = "cannot connect to \(place)"
-        case .networkConnectionLost: lead = "connection to \(place) lost"
-        case .badServerResponse: lead = "bad response from \(place)"
-        case .secureConnectionFailed, .serverCertificateUntrusted: lead = "TLS failure with \(place)"
-        case .unsupportedURL: lead = "unsupported URL"
-        case .badURL: lead = "bad URL"
-        case .fileDoesNotExist: lead = "no such file"
-        default: lead = error.code.rawValue
-        }
-        return "\(lead): \(error.message)"
-    }
-}
-
-enum ParsedURL {
-    /// Accepts absolute http, https, file and data URLs; anything else is refused before a transfer starts.
-    static func parse(_ text: String) -> URL? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              ["http", "https", "file", "data"].contains(scheme) else { return nil }
-        if scheme == "http" || scheme == "https" {
-            guard let host = url.host, !host.isEmpty else { return nil }
-        }
-        return url
-    }
 }

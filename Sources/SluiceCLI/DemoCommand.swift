@@ -73,8 +73,7 @@ final class TimelinePrinter: Sendable {
     init(start: UInt64) { self.start = start }
 
     func print(_ record: TaskEventRecord) {
-        let seconds = Double(record.uptimeNanoseconds &- start) / 1e9
-        let time = String(Int(seconds)) + "." + String(Int((seconds * 1000).truncatingRemainder(dividingBy: 1000))).leftPadded(to: 3)
+        let time = SecondsText.format(nanoseconds: record.uptimeNanoseconds &- start, decimals: 3)
         var text = record.event.name
         switch record.event {
         case .stateChanged(let state): text += " \(state.rawValue)"
@@ -87,6 +86,6 @@ final class TimelinePrinter: Sendable {
         case .didReceiveData(let bytes): text += " \(bytes) bytes"
         case .didCompleteWithError(let error): text += error.map { " \($0.code.rawValue): \($0.message)" } ?? " nil"
         }
-        StandardStreams.output("  \(time.leftPadded(to: 6))s  task \(record.taskIdentifier)  \(Sanitized.text(text))\n")
+        StandardStreams.output("  \(time)s  task \(record.taskIdentifier)  \(Sanitized.text(text))\n")
     }
 }

@@ -4,9 +4,8 @@ import SluiceEngine
 public enum TraceEncoder {
     /// One JSON object, no trailing newline. `start` is the uptime (ns) that `t` counts from.
     public static func line(for record: TaskEventRecord, start: UInt64) -> String {
-        let seconds = Double(record.uptimeNanoseconds &- start) / 1e9
         var fields: [(String, String)] = [
-            ("t", formatSeconds(seconds)),
+            ("t", SecondsText.format(nanoseconds: record.uptimeNanoseconds &- start, decimals: 6)),
             ("task", String(record.taskIdentifier)),
             ("event", quote(record.event.name)),
         ]
@@ -59,22 +58,11 @@ public enum TraceEncoder {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case let c where c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029:
-                out += "\\u" + hex4(c.value)
+                out += "\\u" + String(c.value, radix: 16).leftPadded(to: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
     }
 
-    private static func hex4(_ v: UInt32) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(v >> 12 & 0xF)], digits[Int(v >> 8 & 0xF)], digits[Int(v >> 4 & 0xF)], digits[Int(v & 0xF)]])
-    }
-
-    private static func formatSeconds(_ s: Double) -> String {
-        let micros = Int64((s * 1e6).rounded())
-        let whole = micros / 1_000_000, frac = micros % 1_000_000
-        let f = String(frac)
-        return "\(whole)." + String(repeating: "0", count: 6 - f.count) + f
-    }
 }

@@ -1,4 +1,9 @@
 // Reuses the gather buffers: a fresh 256 KiB allocation per flush meant an mmap, page faults and zeroing each time.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Synchronization
 
 final class BufferPool: Sendable {
@@ -14,6 +19,11 @@ final class BufferPool: Sendable {
     func take() -> UnsafeMutableRawPointer {
         if let address = free.withLock({ $0.popLast() }), let p = UnsafeMutableRawPointer(bitPattern: address) { return p }
         return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    }
+
+    /// A Data that owns `buffer` (no copy) and hands it back to the pool when released.
+    func data(_ buffer: UnsafeMutableRawPointer, count: Int) -> Data {
+        Data(bytesNoCopy: buffer, count: count, deallocator: .custom { [self] p, _ in give(p) })
     }
 
     func give(_ p: UnsafeMutableRawPointer) {

@@ -16,25 +16,25 @@ final class LocalSource {
     private let memory: Data?
     private var fd: Int32 = -1
     private var offset: Int64 = 0
-    private let chunkSize: Int
+    private let pool: BufferPool
 
-    private init(length: Int64, mediaType: String?, memory: Data?, fd: Int32, chunkSize: Int) {
+    private init(length: Int64, mediaType: String?, memory: Data?, fd: Int32, pool: BufferPool) {
         self.length = length
         self.mediaType = mediaType
         self.memory = memory
         self.fd = fd
-        self.chunkSize = chunkSize
+        self.pool = pool
     }
 
     deinit { if fd >= 0 { close(fd) } }
 
-    static func open(_ url: URL, chunkSize: Int) throws(TransferError) -> LocalSource {
+    static func open(_ url: URL, pool: BufferPool) throws(TransferError) -> LocalSource {
         if url.scheme?.lowercased() == "data" {
             guard let parsed = DataURL(url.absoluteString) else {
                 throw TransferError(.badURL, "malformed data: URL", failingURL: url)
             }
             return LocalSource(length: Int64(parsed.body.count), mediaType: parsed.mediaType, memory: parsed.body,
-                               fd: -1, chunkSize: chunkSize)
+                               fd: -1, pool: pool)
         }
         let path = url.path
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
@@ -48,7 +48,7 @@ final class LocalSource {
             close(fd)
             throw TransferError(.cannotReadFile, "\(path) is not a regular file", failingURL: url)
         }
-        return LocalSource(length: Int64(info.st_size), mediaType: nil, memory: nil, fd: fd, chunkSize: chunkSize)
+        return LocalSource(length: Int64(info.st_size), mediaType: nil, memory: nil, fd: fd, pool: pool)
     }
 
     /// The next chunk, or nil at the end.
@@ -58,12 +58,14 @@ final class LocalSource {
             offset = Int64(memory.count)
             return memory
         }
-        var chunk = Data(count: chunkSize)
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, chunkSize) }
-        if n < 0 { throw TransferError(.cannotReadFile, "read failed: \(String(cString: strerror(errno)))") }
-        if n == 0 { return nil }
+        let buffer = pool.take()  // one delivery-sized buffer per read, reused, never zero-filled
+        let n = Glibc.read(fd, buffer, pool.size)
+        guard n > 0 else {
+            pool.give(buffer)
+            if n == 0 { return nil }
+            throw TransferError(.cannotReadFile, "read failed: \(String(cString: strerror(errno)))")
+        }
         offset += Int64(n)
-        chunk.count = n
-        return chunk
+        return pool.data(buffer, count: n)
     }
 }

@@ -35,11 +35,6 @@ struct MultipartSplitter {
         buffer = [13, 10]
     }
 
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) {
-        compact()
-        buffer.append(contentsOf: bytes)
-    }
-
     mutating func feed(_ bytes: some Sequence<UInt8>) {
         compact()
         buffer.append(contentsOf: bytes)

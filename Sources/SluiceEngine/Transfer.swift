@@ -41,9 +41,7 @@ final class Transfer {
     /// dispatch per 16 KiB costs more than the copy. Flushed when full and after every `curl_multi_perform`.
     private var pending: UnsafeMutableRawPointer?
     private var pendingCount = 0
-    private let pendingCapacity: Int
     private let pool: BufferPool
-    private(set) var hasPending = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
@@ -59,10 +57,9 @@ final class Transfer {
         inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
         deadline = now &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
         self.pool = pool
-        pendingCapacity = pool.size
         switch scheme {
         case "data", "file":
-            local = try LocalSource.open(request.url, chunkSize: configuration.receiveBufferSize)
+            local = try LocalSource.open(request.url, pool: pool)
         case "http", "https":
             guard let host = request.url.host, !host.isEmpty else {
                 throw TransferError(.badURL, "no host in \(url.absoluteString)", failingURL: url)
@@ -195,8 +192,8 @@ final class Transfer {
     }
 
     private func gather(_ chunk: UnsafeRawBufferPointer) {
-        if pendingCount + chunk.count > pendingCapacity { flushPending() }
-        guard chunk.count <= pendingCapacity, let base = chunk.baseAddress else {
+        if pendingCount + chunk.count > pool.size { flushPending() }
+        guard chunk.count <= pool.size, let base = chunk.baseAddress else {
             if task.deliverData(Data(chunk)) { _ = holds.hold(.backpressure) }
             return
         }
@@ -204,17 +201,15 @@ final class Transfer {
         pending = buffer
         (buffer + pendingCount).copyMemory(from: base, byteCount: chunk.count)
         pendingCount += chunk.count
-        hasPending = true
-        if pendingCount == pendingCapacity { flushPending() }
+        if pendingCount == pool.size { flushPending() }
     }
 
     /// Hands the gathered bytes to the delegate queue as one Data that owns the buffer (no second copy).
     func flushPending() {
         guard let buffer = pending, pendingCount > 0 else { return }
-        let data = Data(bytesNoCopy: buffer, count: pendingCount, deallocator: .custom { [pool] p, _ in pool.give(p) })
+        let data = pool.data(buffer, count: pendingCount)
         pending = nil
         pendingCount = 0
-        hasPending = false
         if task.deliverData(data) { _ = holds.hold(.backpressure) }
     }
 

@@ -22,11 +22,12 @@ final class TransferLoop: @unchecked Sendable {
         case shutdown
     }
 
+    /// Nil only when libcurl refused one; then no thread runs and `alive` stays false.
     private let multi: UnsafeMutableRawPointer?
     private let configuration: SessionConfiguration
     private let inbox = Mutex<[Command]>([])
     private let pool: BufferPool
-    /// False when no thread could be started; every task then fails at once instead of waiting forever.
+    /// False when libcurl or the system refused a multi handle or a thread; every task then fails at once.
     private var alive = false
 
     // Loop thread only.
@@ -39,11 +40,11 @@ final class TransferLoop: @unchecked Sendable {
         self.configuration = configuration
         pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
         multi = curl_multi_init()
-        if let multi {
-            _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
-            _ = sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexingEnabled ? 2 : 0)  // CURLPIPE_MULTIPLEX
-        }
+        guard let multi else { return }
+        _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
+        _ = sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexingEnabled ? 2 : 0)  // CURLPIPE_MULTIPLEX
         alive = LoopThread.start { [self] in run() }
+        if !alive { curl_multi_cleanup(multi) }
     }
 
     func send(_ command: Command) {
@@ -61,20 +62,15 @@ final class TransferLoop: @unchecked Sendable {
     // MARK: The loop
 
     private func run() {
+        guard let multi else { return }
         var pending: [Command] = []
         var running: Int32 = 0
         while true {
             inbox.withLock { swap(&$0, &pending) }
             for command in pending { apply(command) }
             pending.removeAll(keepingCapacity: true)
-            guard let multi else {
-                // Without a multi handle nothing can transfer: fail every start clearly instead of hanging.
-                if shuttingDown { return }
-                usleep(50_000)
-                continue
-            }
             _ = curl_multi_perform(multi, &running)
-            for t in transfers.values where t.hasPending { t.flushPending() }
+            for t in transfers.values { t.flushPending() }
             collectFinished(multi)
             let now = uptimeNow()
             if now >= nextTimeoutCheck {
@@ -118,10 +114,6 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func start(_ task: SessionTask) {
-        guard let multi else {
-            task.finish(error: TransferError(.unknown, "libcurl could not be initialised", failingURL: task.originalRequest.url))
-            return
-        }
         let transfer: Transfer
         do {
             transfer = try Transfer(task: task, configuration: configuration, pool: pool)
@@ -130,7 +122,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         transfers[task.taskIdentifier] = transfer
-        if let easy = transfer.easy {
+        if let easy = transfer.easy, let multi {
             let code = curl_multi_add_handle(multi, easy)
             if code != CURLM_OK {
                 finish(transfer, TransferError(.unknown, String(cString: curl_multi_strerror(code)),
