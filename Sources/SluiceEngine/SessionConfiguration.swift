@@ -23,7 +23,7 @@ public struct SessionConfiguration: Sendable {
     public var caFile: String?
     public var maximumRedirects = 16
     /// Bytes handed to the delegate but not yet consumed, per task, above which the transfer pauses.
-    public var maximumBufferedBytes = 4 << 20
+    public var maximumBufferedBytes = 2 << 20
     /// libcurl's receive buffer size (it still hands over at most 16 KiB per callback).
     public var receiveBufferSize = 256 << 10
     /// The most body bytes gathered into one `didReceive data` call within one turn of the transfer loop.
