@@ -85,6 +85,11 @@ final class TimelinePrinter: Sendable {
         case .disposition(let d): text += " \(d.rawValue)"
         case .didReceiveData(let bytes): text += " \(bytes) bytes"
         case .didCompleteWithError(let error): text += error.map { " \($0.code.rawValue): \($0.message)" } ?? " nil"
+        case .didBecomeDownloadTask(let id): text += " task \(id)"
+        case .didWriteData(_, let total, let expected), .didSendBodyData(_, let total, let expected):
+            text += " \(ByteCountText.format(total))" + (expected >= 0 ? " of \(ByteCountText.format(expected))" : "")
+        case .didFinishDownloadingTo(let location): text += " \(location.path)"
+        case .didResumeAtOffset(let offset, _): text += " \(ByteCountText.format(offset))"
         }
         StandardStreams.output("  \(time)s  task \(record.taskIdentifier)  \(Sanitized.text(text))\n")
     }

@@ -22,8 +22,22 @@ public enum TraceEncoder {
         case .didReceiveData(let bytes):
             fields.append(("bytes", String(bytes)))
         case .didCompleteWithError(let error):
-            fields.append(("error", error.map { object([("code", quote($0.code.rawValue)), ("message", quote($0.message))]) } ?? "null"))
+            fields.append(("error", error.map(object) ?? "null"))
+        case .didBecomeDownloadTask(let identifier):
+            fields.append(("downloadTask", String(identifier)))
+        case .didWriteData(let bytes, let total, let expected), .didSendBodyData(let bytes, let total, let expected):
+            fields += [("bytes", String(bytes)), ("total", String(total)), ("expected", String(expected))]
+        case .didFinishDownloadingTo(let location):
+            fields.append(("location", quote(location.path)))
+        case .didResumeAtOffset(let offset, let expected):
+            fields += [("offset", String(offset)), ("expected", String(expected))]
         }
+        return object(fields)
+    }
+
+    static func object(_ error: TransferError) -> String {
+        var fields = [("code", quote(error.code.rawValue)), ("message", quote(error.message))]
+        if error.resumeData != nil { fields.append(("resumable", "true")) }
         return object(fields)
     }
 

@@ -8,7 +8,6 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Synchronization
 
 public final class Session: Sendable {
@@ -95,11 +94,12 @@ public final class Session: Sendable {
 
     // MARK: Engine-internal
 
-    func register<T: SessionTask>(_ make: (Int) -> T) -> T {
+    func register<T: SessionTask>(started: Bool = false, _ make: (Int) -> T) -> T {
         registry.withLock { r in
             let task = make(r.nextIdentifier)
             r.nextIdentifier += 1
             r.tasks[task.taskIdentifier] = task
+            if started { r.started.insert(task.taskIdentifier) }
             return task
         }
     }

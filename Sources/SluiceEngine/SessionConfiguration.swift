@@ -28,6 +28,12 @@ public struct SessionConfiguration: Sendable {
     public var receiveBufferSize = 256 << 10
     /// The most body bytes gathered into one `didReceive data` call within one turn of the transfer loop.
     public var deliveryChunkSize = 256 << 10
+    /// Where download tasks create their files. Put it on the same file system as the files' final places so
+    /// that moving a finished download is a rename, not a copy.
+    public var downloadDirectory: String = {
+        if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
+        return "/tmp"
+    }()
     /// Whether this configuration keeps nothing between sessions (Sluice keeps no cache or cookie jar either way).
     public private(set) var isEphemeral = false
 

@@ -27,6 +27,22 @@ public protocol SessionDataDelegate: SessionTaskDelegate {
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void)
     /// One chunk of the body, in order, as it arrives.
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data)
+    /// The transfer continues as `downloadTask` (after `.becomeDownload` or `convertToDownload()`); the data task
+    /// gets no further call. Call `downloadTask.prependReceivedData(_:)` here to put the bytes already received
+    /// at the start of its file.
+    func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask)
+}
+
+public protocol SessionDownloadDelegate: SessionTaskDelegate {
+    /// The body is complete in the file at `location`, which the engine removes when this returns unless the
+    /// delegate moved it.
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL)
+    /// Progress, at most about ten times a second and once at the end. `totalBytesExpectedToWrite` is -1 while unknown.
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64)
+    /// A download from resume data continues at `fileOffset` (0 when the server sent the whole body again).
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                    expectedTotalBytes: Int64)
 }
 
 extension SessionDelegate {
@@ -45,4 +61,12 @@ extension SessionDataDelegate {
         completionHandler(.allow)
     }
     public func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {}
+    public func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {}
+}
+
+extension SessionDownloadDelegate {
+    public func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+    public func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                           expectedTotalBytes: Int64) {}
 }

@@ -9,14 +9,14 @@ import Glibc
 #endif
 import Synchronization
 
-/// Shared by data (and later download and upload) tasks. Thread-safe: public state sits behind a Mutex or in
+/// Shared by data, download and upload tasks. Thread-safe: public state sits behind a Mutex or in
 /// atomics; the fields marked "delegate queue only" are touched from the session's serial delegate queue alone.
 public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public let taskIdentifier: Int
     public let originalRequest: Request
     public let session: Session
 
-    private let lifecycle = Mutex(TaskLifecycle())
+    private let lifecycle: Mutex<TaskLifecycle>
     private let info: Mutex<Info>
     private let received = Atomic<Int64>(0)
     private let expected = Atomic<Int64>(Response.unknownLength)
@@ -30,7 +30,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     private let gateClosed = Atomic<Bool>(false)
     private var parked: [Data] = []                       // delegate queue only
     /// Fixed at resume: who receives this task's events (an internal collector, the task's, or the session's).
-    private var target: SessionTaskDelegate?              // written before start, then read on the delegate queue
+    private(set) var target: SessionTaskDelegate?         // written before start, then read on the delegate queue
     private var dataTarget: SessionDataDelegate?          // the same, cast once rather than per chunk
     private var targetHoldsCredit = false
     /// Set by engine-internal consumers that release buffered bytes themselves (AsyncBytes).
@@ -45,12 +45,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var delegate: SessionTaskDelegate?
     }
 
-    init(identifier: Int, request: Request, session: Session) {
+    init(identifier: Int, request: Request, session: Session, lifecycle: TaskLifecycle = TaskLifecycle(),
+         expectedToSend: Int64? = nil) {
         taskIdentifier = identifier
         originalRequest = request
         self.session = session
+        self.lifecycle = Mutex(lifecycle)
         info = Mutex(Info(currentRequest: request))
-        expectedToSend = Atomic(Int64(request.body?.count ?? 0))
+        self.expectedToSend = Atomic(expectedToSend ?? Int64(request.body?.count ?? 0))
     }
 
     // MARK: Public state
@@ -134,18 +136,39 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         if neverStarted { finish(error: .cancelled(originalRequest.url)) }
     }
 
-    private func resolveTarget() {
-        target = internalDelegate ?? info.withLock { $0.delegate } ?? session.delegate as? SessionTaskDelegate
+    func resolveTarget(inheriting inherited: SessionTaskDelegate? = nil) {
+        target = inherited ?? internalDelegate ?? info.withLock { $0.delegate } ?? session.delegate as? SessionTaskDelegate
         dataTarget = self is DataTask ? target as? SessionDataDelegate : nil
         targetHoldsCredit = target is CreditHolder
+        targetResolved()
     }
+
+    /// For subclasses that cast the target once more.
+    func targetResolved() {}
+
+    var isGateClosed: Bool { gateClosed.load(ordering: .sequentiallyConsistent) }
 
     // MARK: Called on the loop thread
 
     func setCurrentURL(_ url: URL) { info.withLock { $0.currentRequest.url = url } }
 
+    func setCurrentRequest(_ request: Request) { info.withLock { $0.currentRequest = request } }
+
+    /// A task continuing another's transfer starts with the response that transfer already has.
+    func inheritResponse(_ response: Response?) { info.withLock { $0.response = response } }
+
+    /// Runs just before the transfer is built (download tasks open their file here).
+    func prepareToStart() throws(TransferError) {}
+
+    /// A response the task cannot take (a resumed download given the wrong range) fails the transfer.
+    func admit(_ response: Response) -> TransferError? { nil }
+
+    /// On the delegate queue, after `didReceiveResponse` for tasks whose delegate is not asked for a disposition.
+    func responseAnnounced(_ response: Response) {}
+
     /// Delivers a response; the transfer stays held until the handler's answer comes back through the loop.
-    func deliverResponse(_ response: Response) {
+    func deliverResponse(_ response: Response) -> TransferError? {
+        if let problem = admit(response) { return problem }
         info.withLock { $0.response = response }
         expected.store(response.expectedContentLength, ordering: .relaxed)
         let answered = Atomic<Bool>(false)
@@ -160,9 +183,11 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             if let delegate = dataTarget, let dataTask = self as? DataTask {
                 delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: handler)
             } else {
+                responseAnnounced(response)
                 handler(.allow)
             }
         }
+        return nil
     }
 
     /// Hands one chunk to the delegate queue. Returns true when the bytes in flight passed the session's limit
@@ -171,13 +196,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let count = data.count
         received.add(Int64(count), ordering: .relaxed)
         let pending = inFlightBytes.add(count, ordering: .relaxed).newValue
-        session.delegateQueue.async { [self] in
-            if gateClosed.load(ordering: .sequentiallyConsistent) || !parked.isEmpty {
-                parked.append(data)
-                return
-            }
-            hand(data)
-        }
+        route(data)
         guard pending > session.configuration.maximumBufferedBytes else { return false }
         drainWanted.store(true, ordering: .sequentiallyConsistent)
         // The consumer may have drained between the add and the flag; then there is nothing to wait for.
@@ -188,19 +207,63 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         return true
     }
 
+    /// Where a chunk goes: data tasks hand it to the delegate queue, in order, unless suspended.
+    func route(_ data: Data) {
+        session.delegateQueue.async { [self] in
+            if gateClosed.load(ordering: .sequentiallyConsistent) || !parked.isEmpty {
+                parked.append(data)
+                return
+            }
+            hand(data)
+        }
+    }
+
     /// Marks the task completed and queues `didCompleteWithError` as its last delegate call.
     func finish(error: TransferError?) {
         guard lifecycle.withLock({ $0.complete() }) else { return }
         info.withLock { $0.error = error }
         gateClosed.store(false, ordering: .sequentiallyConsistent)
+        completeDelivery(error)
+    }
+
+    /// Download tasks first settle their file, then report.
+    func completeDelivery(_ error: TransferError?) {
+        session.delegateQueue.async { self.reportCompletion(error) }
+    }
+
+    /// Delegate queue: the last events of the task.
+    func reportCompletion(_ error: TransferError?) {
+        info.withLock { $0.error = error }
+        flushParked()
+        emit(.stateChanged(.completed))
+        emit(.didCompleteWithError(error))
+        target?.urlSession(session, task: self, didCompleteWithError: error)
+        dropTarget()
+        session.taskCompleted(self)
+    }
+
+    /// Breaks the cycle a task-owned delegate could form.
+    func dropTarget() {
+        target = nil
+        dataTarget = nil
+    }
+
+    /// Loop thread: the transfer now belongs to `download`. This task completes without `didCompleteWithError`;
+    /// the chunks it was already given reach its delegate first, then `didBecome downloadTask`.
+    func handOver(to download: DownloadTask) {
+        guard lifecycle.withLock({ $0.complete() }) else { return }
+        gateClosed.store(false, ordering: .sequentiallyConsistent)
         session.delegateQueue.async { [self] in
             flushParked()
+            emit(.didBecomeDownloadTask(download.taskIdentifier))
+            download.resolveTarget(inheriting: target)
+            if let delegate = dataTarget, let dataTask = self as? DataTask {
+                delegate.urlSession(session, dataTask: dataTask, didBecome: download)
+            }
             emit(.stateChanged(.completed))
-            emit(.didCompleteWithError(error))
-            target?.urlSession(session, task: self, didCompleteWithError: error)
-            target = nil  // break the cycle a task-owned delegate could form
-            dataTarget = nil
+            dropTarget()
             session.taskCompleted(self)
+            download.takeOver()
         }
     }
 
@@ -231,7 +294,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    private func emitStateChange(_ state: TaskState) {
+    func emitStateChange(_ state: TaskState) {
         session.delegateQueue.async { self.emit(.stateChanged(state)) }
     }
 
@@ -243,4 +306,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 /// A delegate that keeps delivered chunks past the delegate call and releases them with `releaseCredit` itself.
 protocol CreditHolder: AnyObject {}
 
-public final class DataTask: SessionTask, @unchecked Sendable {}
+public class DataTask: SessionTask, @unchecked Sendable {
+    /// Turns a running (or suspended) data task into a download task without a new request: the bytes not yet
+    /// delivered go to the download's file, and `didBecome downloadTask` hands the new task over.
+    /// Ignored once the task has completed.
+    public func convertToDownload() {
+        guard state == .running || state == .suspended else { return }
+        session.loop.send(.convert(taskIdentifier))
+    }
+}

@@ -1,4 +1,9 @@
 // The one stream of delegate events that every observer sees: the CLI's --trace, the view-model, tests.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Dispatch
 
 public enum TaskEvent: Sendable, Equatable {
@@ -7,6 +12,12 @@ public enum TaskEvent: Sendable, Equatable {
     case disposition(ResponseDisposition)
     case didReceiveData(bytes: Int)
     case didCompleteWithError(TransferError?)
+    /// On the data task: the transfer now belongs to the download task with this identifier.
+    case didBecomeDownloadTask(Int)
+    case didWriteData(bytes: Int64, total: Int64, expected: Int64)
+    case didFinishDownloadingTo(URL)
+    case didResumeAtOffset(offset: Int64, expected: Int64)
+    case didSendBodyData(bytes: Int64, total: Int64, expected: Int64)
 
     /// The delegate method's short name, as `--trace` prints it.
     public var name: String {
@@ -16,6 +27,11 @@ public enum TaskEvent: Sendable, Equatable {
         case .disposition: "disposition"
         case .didReceiveData: "didReceiveData"
         case .didCompleteWithError: "didCompleteWithError"
+        case .didBecomeDownloadTask: "didBecomeDownloadTask"
+        case .didWriteData: "didWriteData"
+        case .didFinishDownloadingTo: "didFinishDownloadingTo"
+        case .didResumeAtOffset: "didResumeAtOffset"
+        case .didSendBodyData: "didSendBodyData"
         }
     }
 }

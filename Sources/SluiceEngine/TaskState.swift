@@ -22,6 +22,14 @@ struct TaskLifecycle: Equatable {
     /// Whether the transfer was ever started; a suspended task that never ran starts on resume.
     private(set) var started = false
 
+    init() {}
+
+    /// A task that takes over a transfer already under way (a data task's transfer becoming a download).
+    init(continuing state: TaskState) {
+        self.state = state == .suspended ? .suspended : .running
+        started = true
+    }
+
     mutating func resume() -> Action {
         guard state == .suspended else { return .none }  // URLSession ignores resume in other states
         state = .running

@@ -17,8 +17,9 @@ final class Transfer {
         case finish(TransferError?)
     }
 
-    let task: SessionTask
-    let id: Int
+    /// The task the bytes go to; a data task's transfer can be handed to a download task (`adopt`).
+    private(set) var task: SessionTask
+    private(set) var id: Int
     private(set) var easy: UnsafeMutableRawPointer?
     private(set) var holds = TransferHolds()
 
@@ -28,6 +29,8 @@ final class Transfer {
     private var responseStarted = false
     private var splitter: MultipartSplitter?
     private var partIndex = 0
+    /// A multipart part became a download: the transfer ends where that part ends.
+    private var partDownloaded = false
     /// Set for data: and file: URLs, which the engine reads itself instead of libcurl.
     private var local: LocalSource?
     /// A failure found inside a callback, reported once libcurl has returned.
@@ -175,17 +178,18 @@ final class Transfer {
         let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
         if !responseStarted {
             responseStarted = true
-            if let boundary = multipartBoundary() {
+            if !(task is DownloadTask), let boundary = multipartBoundary() {
                 splitter = MultipartSplitter(boundary: boundary)
             } else {
                 deliverResponse()
-                return sluice_writefunc_pause()  // this same chunk comes back once the delegate allows
+                // This same chunk comes back once the delegate allows.
+                return abortError == nil ? sluice_writefunc_pause() : 0
             }
         }
         if splitter != nil {
             splitter?.feed(chunk)
             pumpParts()
-            return abortError == nil ? count : 0
+            return abortError == nil && !partDownloaded ? count : 0
         }
         gather(chunk)
         return count
@@ -229,6 +233,7 @@ final class Transfer {
         if splitter != nil {
             pumpParts()
             if let abortError { return .finish(abortError) }
+            if partDownloaded { return .finish(nil) }
             if holds.isHeld { return .continue }
         }
         if let result = endResult { return finishAfterEnd(result) }
@@ -237,12 +242,23 @@ final class Transfer {
         return .continue
     }
 
+    /// Hands the transfer to the download task that continues `task`. Bytes gathered so far belong to the data
+    /// task and must have been flushed to it.
+    func adopt(_ download: DownloadTask) -> Outcome {
+        task = download
+        id = download.taskIdentifier
+        _ = holds.release(.backpressure)  // the download counts its own buffered bytes from zero
+        return release(.awaitingDisposition)
+    }
+
     /// libcurl reports the transfer done. The result may have to wait for a disposition or a resume.
     func ended(_ code: CURLcode) -> Outcome {
         flushPending()
         var error: TransferError? = nil
         if let abortError {
             error = abortError
+        } else if partDownloaded {
+            error = nil  // the write callback stopped the stream on purpose
         } else if code != CURLE_OK {
             error = makeError(code)
         }
@@ -252,6 +268,7 @@ final class Transfer {
             // still goes to the delegate first.
             responseStarted = true
             deliverResponse()
+            if let abortError { return .finish(abortError) }
             return .continue
         }
         if splitter != nil {
@@ -269,7 +286,8 @@ final class Transfer {
         if let type = local.mediaType { headers.add("Content-Type", type) }
         headers.add("Content-Length", String(local.length))
         _ = holds.hold(.awaitingDisposition)
-        task.deliverResponse(Response(url: url, statusCode: nil, headers: headers, expectedContentLength: local.length))
+        let response = Response(url: url, statusCode: nil, headers: headers, expectedContentLength: local.length)
+        if let problem = task.deliverResponse(response) { return .finish(problem) }
         return .continue
     }
 
@@ -302,13 +320,14 @@ final class Transfer {
     private func finishAfterEnd(_ error: TransferError?) -> Outcome {
         // A suspended task completes only once resumed, so that no byte or completion reaches a suspended delegate.
         if holds.contains(.suspended) || holds.contains(.awaitingDisposition) { return .continue }
-        if error == nil, let rest = splitter?.finish() { _ = task.deliverData(rest) }
+        if error == nil, !partDownloaded, let rest = splitter?.finish() { _ = task.deliverData(rest) }
         return .finish(error)
     }
 
+    /// Sets `abortError` when the task refuses the response.
     private func deliverResponse() {
         _ = holds.hold(.awaitingDisposition)
-        task.deliverResponse(makeResponse(headers: headerParser.fields, part: nil))
+        abortError = task.deliverResponse(makeResponse(headers: headerParser.fields, part: nil))
     }
 
     private func makeResponse(headers: HTTPHeaders, part: Int?) -> Response {
@@ -343,11 +362,15 @@ final class Transfer {
 
     /// Moves parts out of the splitter until it needs more bytes or the transfer must hold.
     private func pumpParts() {
-        while !holds.isHeld, abortError == nil, let event = splitter?.next() {
+        while !holds.isHeld, abortError == nil, !partDownloaded, let event = splitter?.next() {
             switch event {
             case .part(let fields):
+                if task is DownloadTask {
+                    partDownloaded = true  // the converted part is complete
+                    return
+                }
                 _ = holds.hold(.awaitingDisposition)
-                task.deliverResponse(makeResponse(headers: fields, part: partIndex))
+                abortError = task.deliverResponse(makeResponse(headers: fields, part: partIndex))
                 partIndex += 1
             case .data(let data):
                 if task.deliverData(data) { _ = holds.hold(.backpressure) }

@@ -36,6 +36,8 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     /// libcurl's CURLcode when the failure came from libcurl.
     public let curlCode: Int?
     public let failingURL: URL?
+    /// For a download that stopped part way with its partial file kept: pass to `downloadTask(withResumeData:)`.
+    public internal(set) var resumeData: Data?
 
     public init(_ code: Code, _ message: String, curlCode: Int? = nil, failingURL: URL? = nil) {
         self.code = code

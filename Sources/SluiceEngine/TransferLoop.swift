@@ -19,6 +19,10 @@ final class TransferLoop: @unchecked Sendable {
         case release(Int, TransferHolds.Reason)
         case cancel(Int)
         case disposition(Int, ResponseDisposition)
+        /// A running data task becomes a download task.
+        case convert(Int)
+        /// Something outside the loop (a download's file) failed; the transfer ends with this error.
+        case fail(Int, TransferError)
         case shutdown
     }
 
@@ -104,10 +108,12 @@ final class TransferLoop: @unchecked Sendable {
             case .cancel:
                 finish(t, .cancelled(t.task.currentRequest.url))
             case .becomeDownload:
-                finish(t, TransferError(.unsupportedDisposition,
-                                        "becomeDownload needs download tasks, which this engine does not have yet",
-                                        failingURL: t.task.currentRequest.url))
+                convert(t)
             }
+        case .convert(let id):
+            if let t = transfers[id] { convert(t) }
+        case .fail(let id, let error):
+            if let t = transfers[id] { finish(t, error) }
         case .shutdown:
             shuttingDown = true
         }
@@ -116,6 +122,7 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ task: SessionTask) {
         let transfer: Transfer
         do {
+            try task.prepareToStart()
             transfer = try Transfer(task: task, configuration: configuration, pool: pool)
         } catch {
             task.finish(error: error)
@@ -131,6 +138,25 @@ final class TransferLoop: @unchecked Sendable {
         } else {
             settle(transfer, transfer.startLocal())
         }
+    }
+
+    /// Hands a data task's transfer to a new download task, between two chunks: what was gathered so far goes
+    /// to the data task, everything after to the download's file.
+    private func convert(_ t: Transfer) {
+        guard let dataTask = t.task as? DataTask else { return }  // already a download
+        if dataTask.state == .canceling { return finish(t, .cancelled(dataTask.currentRequest.url)) }
+        t.flushPending()
+        let file: DownloadFile
+        do {
+            file = try DownloadFile.create(in: configuration.downloadDirectory)
+        } catch {
+            return finish(t, TransferError(error.code, error.message, failingURL: dataTask.currentRequest.url))
+        }
+        let download = dataTask.session.continueAsDownload(dataTask, file: file, received: dataTask.countOfBytesReceived)
+        transfers[t.id] = nil
+        transfers[download.taskIdentifier] = t
+        dataTask.handOver(to: download)
+        settle(t, t.adopt(download))
     }
 
     private func collectFinished(_ multi: UnsafeMutableRawPointer) {

@@ -11,7 +11,9 @@ import NIOCore
 import NIOHTTP1
 
 /// Paths (query parameters in brackets, sizes in bytes, times in milliseconds):
-/// - `/bytes/N` pattern body with Content-Length, ETag, Last-Modified and Range support [chunked=1]
+/// - `/bytes/N` pattern body with Content-Length, ETag, Last-Modified and Range support [chunked=1;
+///   ranges=0: Range ignored; drop=M: a request without Range loses its connection after M bytes;
+///   stall=M: a request without Range gets M bytes, then silence]
 /// - `/drip?bytes=N&chunk=K&interval=MS` a slow chunked body
 /// - `/multipart?parts=N&size=K&interval=MS` multipart/x-mixed-replace
 /// - `/drop?bytes=N&after=M` chunked body, connection closed after M bytes
@@ -20,13 +22,17 @@ import NIOHTTP1
 /// - `/stall` headers, then silence; `/silent` no answer at all
 /// - `/redirect/N` a chain of N redirects ending at `/bytes/16`
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
-///   `/escape` (header values and body with terminal escape sequences)
+///   `/escape` (header values and body with terminal escape sequences),
+///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
+///   is `bytes=N pattern=ok|bad`)
 final class ScenarioHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private var head: HTTPRequestHead?
     private var requestBody = ByteBuffer()
+    /// For `/upload`: bytes seen so far and whether all of them matched the pattern.
+    private var upload: (count: Int64, matches: Bool)?
     private var stream: BodyStream?
     private let log: RequestLog
 
@@ -36,9 +42,12 @@ final class ScenarioHandler: ChannelInboundHandler {
     private struct BodyStream {
         var offset: Int64
         var remaining: Int64
-        var closeAtEnd: Bool
+        var ending: Ending
         var keepAlive: Bool
     }
+
+    /// What happens after a stream's last byte: a normal end, a closed connection, or silence.
+    enum Ending { case end, close, hang }
 
     static let lastModified = "Tue, 03 Nov 2026 10:00:00 GMT"
 
@@ -47,8 +56,13 @@ final class ScenarioHandler: ChannelInboundHandler {
         case .head(let h):
             head = h
             requestBody.clear()
+            upload = Self.split(h.uri).0 == "/upload" ? (0, true) : nil
         case .body(var chunk):
-            requestBody.writeBuffer(&chunk)
+            if let u = upload {
+                upload = (u.count + Int64(chunk.readableBytes), u.matches && ScenarioPattern.matches(chunk, at: u.count))
+            } else {
+                requestBody.writeBuffer(&chunk)
+            }
         case .end:
             guard let head else { return }
             respond(context: context, to: head)
@@ -71,7 +85,9 @@ final class ScenarioHandler: ChannelInboundHandler {
         switch parts.first ?? "" {
         case "bytes":
             let total = Int64(parts.count > 1 ? parts[1] : "") ?? 0
-            sendBytes(context: context, head: head, total: total, chunked: query["chunked"] == "1")
+            sendBytes(context: context, head: head, total: total, chunked: query["chunked"] == "1",
+                      rangesHonoured: query["ranges"] != "0", dropAfter: query["drop"].flatMap { Int64($0) },
+                      stallAfter: query["stall"].flatMap { Int64($0) })
         case "drip":
             var headers = HTTPHeaders([("Content-Type", "application/octet-stream")])
             headers.add(name: "Cache-Control", value: "no-store")
@@ -83,12 +99,12 @@ final class ScenarioHandler: ChannelInboundHandler {
                       interval: query.int("interval", 20), keepAlive: keepAlive)
         case "drop":
             writeHead(context, .ok, HTTPHeaders([("Content-Type", "application/octet-stream")]))
-            startStream(context: context, offset: 0, count: Int64(query.int("after", 1000)), closeAtEnd: true, keepAlive: false)
+            startStream(context: context, offset: 0, count: Int64(query.int("after", 1000)), ending: .close, keepAlive: false)
         case "short":
             let announced = query.int("bytes", 10_000)
             writeHead(context, .ok, HTTPHeaders([("Content-Length", String(announced))]))
             startStream(context: context, offset: 0, count: Int64(min(query.int("after", 1000), announced)),
-                        closeAtEnd: true, keepAlive: false)
+                        ending: .close, keepAlive: false)
         case "huge-headers":
             var headers = HTTPHeaders([("Content-Length", "2")])
             let size = query.int("size", 200_000)
@@ -121,6 +137,10 @@ final class ScenarioHandler: ChannelInboundHandler {
         case "headers":
             let text = head.headers.map { "\($0.name): \($0.value)\n" }.joined()
             finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]), body: text, keepAlive: keepAlive)
+        case "upload":
+            let u = upload ?? (0, true)
+            finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]),
+                   body: "bytes=\(u.count) pattern=\(u.matches ? "ok" : "bad")\n", keepAlive: keepAlive)
         case "escape":
             let headers = HTTPHeaders([("X-Evil", "\u{1B}]0;owned\u{07}\u{1B}[2J"), ("Content-Type", "text/plain")])
             finish(context, .ok, headers, body: "\u{1B}[31mred\u{1B}[0m\n", keepAlive: keepAlive)
@@ -131,12 +151,14 @@ final class ScenarioHandler: ChannelInboundHandler {
 
     // MARK: Scenarios
 
-    private func sendBytes(context: ChannelHandlerContext, head: HTTPRequestHead, total: Int64, chunked: Bool) {
+    private func sendBytes(context: ChannelHandlerContext, head: HTTPRequestHead, total: Int64, chunked: Bool,
+                           rangesHonoured: Bool, dropAfter: Int64?, stallAfter: Int64?) {
         let etag = "\"sluice-\(total)\""
         var headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("ETag", etag),
-                                   ("Last-Modified", Self.lastModified), ("Accept-Ranges", "bytes")])
+                                   ("Last-Modified", Self.lastModified)])
+        if rangesHonoured { headers.add(name: "Accept-Ranges", value: "bytes") }
         var range = RangeRequest.whole(total)
-        if !chunked, let value = head.headers.first(name: "Range") {
+        if !chunked, rangesHonoured, let value = head.headers.first(name: "Range") {
             let ifRange = head.headers.first(name: "If-Range")
             if ifRange == nil || ifRange == etag || ifRange == Self.lastModified {
                 range = RangeRequest.parse(value, total: total)
@@ -150,12 +172,18 @@ final class ScenarioHandler: ChannelInboundHandler {
             if !chunked { headers.add(name: "Content-Length", value: String(total)) }
             writeHead(context, .ok, headers)
             if head.method == .HEAD { end(context, keepAlive: head.isKeepAlive); return }
-            startStream(context: context, offset: 0, count: total, closeAtEnd: false, keepAlive: head.isKeepAlive)
+            if let dropAfter, head.headers.first(name: "Range") == nil {
+                return startStream(context: context, offset: 0, count: min(dropAfter, total), ending: .close, keepAlive: false)
+            }
+            if let stallAfter, head.headers.first(name: "Range") == nil {
+                return startStream(context: context, offset: 0, count: min(stallAfter, total), ending: .hang, keepAlive: false)
+            }
+            startStream(context: context, offset: 0, count: total, ending: .end, keepAlive: head.isKeepAlive)
         case .part(let lower, let upper):
             headers.add(name: "Content-Range", value: "bytes \(lower)-\(upper)/\(total)")
             headers.add(name: "Content-Length", value: String(upper - lower + 1))
             writeHead(context, .partialContent, headers)
-            startStream(context: context, offset: lower, count: upper - lower + 1, closeAtEnd: false, keepAlive: head.isKeepAlive)
+            startStream(context: context, offset: lower, count: upper - lower + 1, ending: .end, keepAlive: head.isKeepAlive)
         }
     }
 
@@ -199,8 +227,8 @@ final class ScenarioHandler: ChannelInboundHandler {
 
     // MARK: Writing
 
-    private func startStream(context: ChannelHandlerContext, offset: Int64, count: Int64, closeAtEnd: Bool, keepAlive: Bool) {
-        stream = BodyStream(offset: offset, remaining: count, closeAtEnd: closeAtEnd, keepAlive: keepAlive)
+    private func startStream(context: ChannelHandlerContext, offset: Int64, count: Int64, ending: Ending, keepAlive: Bool) {
+        stream = BodyStream(offset: offset, remaining: count, ending: ending, keepAlive: keepAlive)
         pump(context: context)
     }
 
@@ -219,10 +247,10 @@ final class ScenarioHandler: ChannelInboundHandler {
         stream = s.remaining == 0 ? nil : s
         if wrote { context.flush() }
         guard s.remaining == 0 else { return }
-        if s.closeAtEnd {
-            context.close(promise: nil)
-        } else {
-            end(context, keepAlive: s.keepAlive)
+        switch s.ending {
+        case .close: context.close(promise: nil)
+        case .end: end(context, keepAlive: s.keepAlive)
+        case .hang: break
         }
     }
 

@@ -26,6 +26,18 @@ public enum ScenarioPattern {
         return b
     }()
 
+    /// Whether `chunk` is the pattern's bytes starting at `offset`, compared a megabyte at a time.
+    static func matches(_ chunk: ByteBuffer, at offset: Int64) -> Bool {
+        var rest = chunk
+        var position = offset
+        while rest.readableBytes > 0 {
+            let n = min(rest.readableBytes, window)
+            guard let piece = rest.readSlice(length: n), piece == slice(offset: position, count: n) else { return false }
+            position += Int64(n)
+        }
+        return true
+    }
+
     static func slice(offset: Int64, count: Int) -> ByteBuffer {
         let start = Int(offset % Int64(period))
         return buffer.getSlice(at: buffer.readerIndex + start, length: min(count, window)) ?? ByteBuffer()

@@ -1,0 +1,110 @@
+// The one file a download writes: created once, written as bytes arrive through one descriptor, then handed
+// to the delegate, kept as resume data, or removed.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Used from one serial queue at a time (the download's writer queue), so it needs no lock.
+final class DownloadFile: @unchecked Sendable {
+    let path: String
+    private var fd: Int32
+    /// Bytes in the file.
+    private(set) var size: Int64
+
+    private init(path: String, fd: Int32, size: Int64) {
+        self.path = path
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { close() }
+
+    /// A new empty file in `directory` with a name nobody else holds; permissions as a plain `open` would give.
+    static func create(in directory: String) throws(TransferError) -> DownloadFile {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        var template = Array((base + ".sluice-XXXXXX.download").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemps($0, 9) } ?? -1 }
+        guard fd >= 0 else {
+            throw TransferError(.cannotWriteToFile, "cannot create a file in \(directory): \(Self.reason(errno))")
+        }
+        _ = fchmod(fd, 0o666 & ~creationMask)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return DownloadFile(path: path, fd: fd, size: 0)
+    }
+
+    /// An existing partial file cut to `offset` bytes; nil when it is missing or shorter than that.
+    static func reopen(_ path: String, at offset: Int64) -> DownloadFile? {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= offset,
+              ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+            Glibc.close(fd)
+            return nil
+        }
+        return DownloadFile(path: path, fd: fd, size: offset)
+    }
+
+    func append(_ data: Data) throws(TransferError) {
+        let failure = data.withUnsafeBytes { raw -> TransferError? in
+            do throws(TransferError) { try append(raw) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes all of `bytes` at the end of the file.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+        guard var p = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw TransferError(.cannotWriteToFile, "cannot write \(path): \(Self.reason(errno))")
+            }
+            p += n
+            left -= n
+            size += Int64(n)
+        }
+    }
+
+    /// Empties the file, for a server that sent the whole body again instead of the range asked for.
+    func truncate() throws(TransferError) {
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+            throw TransferError(.cannotWriteToFile, "cannot empty \(path): \(Self.reason(errno))")
+        }
+        size = 0
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    func remove() {
+        close()
+        unlink(path)
+    }
+
+    static func reason(_ code: Int32) -> String {
+        switch code {
+        case ENOSPC: "the disk is full"
+        case EDQUOT: "the disk quota is used up"
+        case EFBIG: "the file would pass the size limit"
+        default: String(cString: strerror(code))
+        }
+    }
+
+    /// The process's umask, read once (reading it means setting it, so not on every download).
+    private static let creationMask: mode_t = {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }()
+}

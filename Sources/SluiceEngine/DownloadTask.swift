@@ -1,0 +1,288 @@
+// A task whose body goes to one file: progress, the finished file, resume data, and taking over a data
+// task's transfer.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Bytes are written on the task's own serial writer queue, so a slow disk never blocks the transfer loop or
+/// the delegate queue; the session's buffer limit bounds what waits for the disk.
+public final class DownloadTask: SessionTask, @unchecked Sendable {
+    private let writer: DispatchQueue
+    private let resumeFrom: ResumeData?
+    /// Opened on the loop thread before the first byte, then used on the writer queue only.
+    private var file: DownloadFile?
+    /// Where the file starts in the body when resuming (loop thread until the response, then read-only).
+    private var startOffset: Int64 = 0
+    private var resumedAt: Int64?
+    private let written = Atomic<Int64>(0)
+    private let expectedTotal = Atomic<Int64>(Response.unknownLength)
+    private let awaitingTakeOver: Atomic<Bool>
+    private let resumeDataRequest = Mutex<ResumeDataRequest>(ResumeDataRequest())
+    private var downloadTarget: SessionDownloadDelegate?  // delegate queue
+    // Writer queue only.
+    private var reported: Int64 = 0
+    private var lastReport: UInt64 = 0
+    private var writeFailure: TransferError?
+    private var progressScheduled = false
+    private static let progressInterval: UInt64 = 100_000_000
+    /// Set by engine-internal consumers that hand the file to their caller (async `download(for:)`).
+    var keepsFile = false
+
+    private struct ResumeDataRequest {
+        var handler: (@Sendable (Data?) -> Void)?
+        var closed = false
+    }
+
+    init(identifier: Int, request: Request, session: Session, resumeFrom: ResumeData? = nil) {
+        writer = DispatchQueue(label: "sluice.download.\(identifier)")
+        self.resumeFrom = resumeFrom
+        awaitingTakeOver = Atomic(false)
+        super.init(identifier: identifier, request: request, session: session)
+    }
+
+    /// Takes over `dataTask`'s transfer after it delivered `received` bytes; the writer waits for `takeOver()`.
+    init(identifier: Int, continuing dataTask: DataTask, file: DownloadFile, received: Int64) {
+        writer = DispatchQueue(label: "sluice.download.\(identifier)", attributes: .initiallyInactive)
+        resumeFrom = nil
+        awaitingTakeOver = Atomic(true)
+        self.file = file
+        super.init(identifier: identifier, request: dataTask.originalRequest, session: dataTask.session,
+                   lifecycle: TaskLifecycle(continuing: dataTask.state))
+        setCurrentRequest(dataTask.currentRequest)
+        inheritResponse(dataTask.response)
+        let expected = dataTask.countOfBytesExpectedToReceive
+        expectedTotal.store(expected >= 0 ? max(0, expected - received) : Response.unknownLength, ordering: .relaxed)
+    }
+
+    // MARK: Public
+
+    /// Bytes in the download's file so far (including a resumed file's first part).
+    public var countOfBytesWritten: Int64 { written.load(ordering: .relaxed) }
+    /// The file's final size when known, else -1.
+    public var countOfBytesExpectedToWrite: Int64 { expectedTotal.load(ordering: .relaxed) }
+
+    /// Cancels and hands back resume data (nil when nothing can be resumed), on the delegate queue, before
+    /// `didCompleteWithError`. The partial file is kept for `downloadTask(withResumeData:)`.
+    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
+        let accepted = resumeDataRequest.withLock { r -> Bool in
+            guard !r.closed else { return false }
+            r.handler = completionHandler
+            return true
+        }
+        guard accepted else {
+            session.delegateQueue.async { completionHandler(nil) }
+            return
+        }
+        cancel()
+    }
+
+    /// Only inside `didBecome downloadTask`: writes the bytes the data task already delivered at the start of the
+    /// file, so that the file holds the whole body. Returns false when it is too late or the write failed.
+    @discardableResult
+    public func prependReceivedData(_ data: Data) -> Bool {
+        guard awaitingTakeOver.load(ordering: .sequentiallyConsistent), let file, writeFailure == nil else { return false }
+        do throws(TransferError) {
+            try file.append(data)
+        } catch {
+            writeFailure = error
+            session.loop.send(.fail(taskIdentifier, error))
+            return false
+        }
+        written.store(file.size, ordering: .relaxed)
+        let expected = expectedTotal.load(ordering: .relaxed)
+        if expected >= 0 { expectedTotal.store(expected + Int64(data.count), ordering: .relaxed) }
+        return true
+    }
+
+    // MARK: Engine hooks
+
+    override func targetResolved() { downloadTarget = target as? SessionDownloadDelegate }
+
+    override func prepareToStart() throws(TransferError) {
+        guard file == nil else { return }
+        if let resume = resumeFrom, resume.bytesOnDisk > 0, let partial = DownloadFile.reopen(resume.path, at: resume.bytesOnDisk) {
+            file = partial
+            startOffset = resume.bytesOnDisk
+            var request = currentRequest
+            request.headers.set("Range", "bytes=\(resume.bytesOnDisk)-")
+            if let validator = resume.ifRange { request.headers.set("If-Range", validator) }
+            setCurrentRequest(request)
+        } else {
+            do {
+                file = try DownloadFile.create(in: session.configuration.downloadDirectory)
+            } catch {
+                throw TransferError(error.code, error.message, failingURL: originalRequest.url)
+            }
+        }
+        written.store(startOffset, ordering: .relaxed)
+    }
+
+    override func admit(_ response: Response) -> TransferError? {
+        let length = response.expectedContentLength
+        guard startOffset > 0 else {
+            if !awaitingTakeOver.load(ordering: .relaxed) { expectedTotal.store(length, ordering: .relaxed) }
+            return nil
+        }
+        if response.statusCode == 206 {
+            guard let range = response.headers["Content-Range"].flatMap(ContentRange.parse), range.first == startOffset else {
+                return TransferError(.badServerResponse, "asked to resume at byte \(startOffset), the server sent "
+                                     + "Content-Range \(response.headers["Content-Range"] ?? "(none)")",
+                                     failingURL: response.url)
+            }
+            if let before = resumeFrom?.expectedLength, let total = range.total, before != total {
+                return TransferError(.badServerResponse, "the file changed on the server (\(before) bytes before, "
+                                     + "\(total) now); delete the partial file to start over", failingURL: response.url)
+            }
+            resumedAt = startOffset
+            expectedTotal.store(range.total ?? (length >= 0 ? startOffset + length : Response.unknownLength), ordering: .relaxed)
+        } else {
+            // The server ignored the range, or the validator no longer matches: the body starts again at 0.
+            resumedAt = 0
+            startOffset = 0
+            expectedTotal.store(length, ordering: .relaxed)
+            writer.async { [self] in
+                do throws(TransferError) { try file?.truncate() } catch { fail(error) }
+                written.store(0, ordering: .relaxed)
+            }
+        }
+        return nil
+    }
+
+    override func responseAnnounced(_ response: Response) {
+        guard let offset = resumedAt else { return }
+        let expected = expectedTotal.load(ordering: .relaxed)
+        emit(.didResumeAtOffset(offset: offset, expected: expected))
+        downloadTarget?.urlSession(session, downloadTask: self, didResumeAtOffset: offset, expectedTotalBytes: expected)
+    }
+
+    override func route(_ data: Data) {
+        writer.async { [self] in
+            defer { releaseCredit(data.count) }
+            guard writeFailure == nil, let file else { return }
+            do throws(TransferError) {
+                try file.append(data)
+            } catch {
+                return fail(error)
+            }
+            written.store(file.size, ordering: .relaxed)
+            reportProgress(final: false)
+        }
+    }
+
+    /// Delegate queue, after the data task's `didBecome downloadTask` returned: writing may start.
+    func takeOver() {
+        awaitingTakeOver.store(false, ordering: .sequentiallyConsistent)
+        emit(.stateChanged(state == .suspended ? .suspended : .running))
+        writer.activate()
+    }
+
+    override func completeDelivery(_ error: TransferError?) {
+        writer.async { [self] in
+            let handler = resumeDataRequest.withLock { r -> (@Sendable (Data?) -> Void)? in
+                r.closed = true
+                defer { r.handler = nil }
+                return r.handler
+            }
+            guard let file else {
+                session.delegateQueue.async { [self] in
+                    handler?(nil)
+                    reportCompletion(error)
+                }
+                return
+            }
+            file.close()
+            guard var error = error ?? writeFailure else {
+                reportProgress(final: true)
+                session.delegateQueue.async { [self] in
+                    handler?(nil)  // it finished before the cancel took effect: nothing to resume
+                    finishDownload(at: file.path)
+                    reportCompletion(nil)
+                }
+                return
+            }
+            let resume = keepsPartial(error, asked: handler != nil) ? makeResumeData(file) : nil
+            if resume == nil { file.remove() }
+            error.resumeData = resume
+            let final = error
+            session.delegateQueue.async { [self] in
+                handler?(resume)
+                reportCompletion(final)
+            }
+        }
+    }
+
+    override func dropTarget() {
+        super.dropTarget()
+        downloadTarget = nil
+    }
+
+    // MARK: Writer queue
+
+    private func fail(_ error: TransferError) {
+        guard writeFailure == nil else { return }
+        writeFailure = error
+        session.loop.send(.fail(taskIdentifier, error))
+    }
+
+    /// At most about ten progress calls a second. Bytes held back by that limit are reported a little later even
+    /// when no more arrive (a stalled server), and the last total always comes before the file is handed over.
+    private func reportProgress(final: Bool) {
+        let total = written.load(ordering: .relaxed)
+        let now = uptimeNow()
+        guard total != reported else { return }
+        if !final && (now &- lastReport < Self.progressInterval || isGateClosed) {
+            if !progressScheduled {
+                progressScheduled = true
+                writer.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.progressInterval))) { [self] in
+                    progressScheduled = false
+                    reportProgress(final: false)
+                }
+            }
+            return
+        }
+        let bytes = total - reported
+        reported = total
+        lastReport = now
+        let expected = expectedTotal.load(ordering: .relaxed)
+        session.delegateQueue.async { [self] in
+            emit(.didWriteData(bytes: bytes, total: total, expected: expected))
+            downloadTarget?.urlSession(session, downloadTask: self, didWriteData: bytes, totalBytesWritten: total,
+                                       totalBytesExpectedToWrite: expected)
+        }
+    }
+
+    /// A partial file is worth keeping when the caller asked for resume data or the failure is one a later
+    /// attempt can get past, and the server sent the body itself (not an error page).
+    private func keepsPartial(_ error: TransferError, asked: Bool) -> Bool {
+        guard let file, file.size > 0, originalRequest.method.uppercased() == "GET",
+              let status = response?.statusCode, status == 200 || status == 206 else { return false }
+        if asked { return true }
+        switch error.code {
+        case .networkConnectionLost, .timedOut, .cannotWriteToFile, .cannotConnectToHost: return true
+        default: return false
+        }
+    }
+
+    private func makeResumeData(_ file: DownloadFile) -> Data {
+        let expected = expectedTotal.load(ordering: .relaxed)
+        return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: file.size,
+                          etag: response?.headers["ETag"], lastModified: response?.headers["Last-Modified"],
+                          expectedLength: expected >= 0 ? expected : nil).encoded()
+    }
+
+    // MARK: Delegate queue
+
+    private func finishDownload(at path: String) {
+        let location = URL(fileURLWithPath: path)
+        emit(.didFinishDownloadingTo(location))
+        downloadTarget?.urlSession(session, downloadTask: self, didFinishDownloadingTo: location)
+        if !keepsFile { unlink(path) }  // already gone when the delegate moved it
+    }
+}

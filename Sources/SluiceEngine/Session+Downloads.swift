@@ -1,0 +1,87 @@
+// Making download tasks: from a request, from resume data, with a completion handler, or with async/await.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Session {
+    public func downloadTask(with request: Request) -> DownloadTask {
+        register { DownloadTask(identifier: $0, request: request, session: self) }
+    }
+
+    public func downloadTask(with url: URL) -> DownloadTask { downloadTask(with: Request(url: url)) }
+
+    /// Continues a download stopped by `cancel(byProducingResumeData:)` or by a failure that kept its partial
+    /// file. The server is asked for the rest with a Range request guarded by If-Range; a server that sends the
+    /// whole body instead restarts the file from zero. Throws when the data is not resume data.
+    public func downloadTask(withResumeData resumeData: Data) throws(TransferError) -> DownloadTask {
+        guard let resume = ResumeData.decode(resumeData), let url = URL(string: resume.url) else {
+            throw TransferError(.cannotReadFile, "the resume data is damaged or not Sluice resume data")
+        }
+        return register { DownloadTask(identifier: $0, request: Request(url: url), session: self, resumeFrom: resume) }
+    }
+
+    /// The handler gets the finished file's location, which is removed when the handler returns.
+    public func downloadTask(with request: Request,
+                             completionHandler: @escaping @Sendable (URL?, Response?, TransferError?) -> Void) -> DownloadTask {
+        let task = downloadTask(with: request)
+        task.keepsFile = true
+        task.internalDelegate = DownloadCollector { location, response, error in
+            completionHandler(location, response, error)
+            if let location { unlink(location.path) }
+        }
+        return task
+    }
+
+    /// The finished file and the response; the file is the caller's to move or delete.
+    public func download(for request: Request) async throws(TransferError) -> (URL, Response) {
+        let holder = TaskHolder()
+        let result: Result<(URL, Response), TransferError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let task = downloadTask(with: request)
+                task.keepsFile = true
+                task.internalDelegate = DownloadCollector { location, response, error in
+                    if let location, let response {
+                        continuation.resume(returning: .success((location, response)))
+                    } else {
+                        continuation.resume(returning: .failure(error ?? TransferError(.badServerResponse, "no response",
+                                                                                       failingURL: request.url)))
+                    }
+                }
+                holder.start(task)
+            }
+        } onCancel: {
+            holder.cancel()
+        }
+        return try result.get()
+    }
+
+    public func download(from url: URL) async throws(TransferError) -> (URL, Response) {
+        try await download(for: Request(url: url))
+    }
+
+    /// Loop thread: a new download task that takes over `dataTask`'s transfer; it counts as started.
+    func continueAsDownload(_ dataTask: DataTask, file: DownloadFile, received: Int64) -> DownloadTask {
+        register(started: true) { DownloadTask(identifier: $0, continuing: dataTask, file: file, received: received) }
+    }
+}
+
+/// The delegate behind completion-handler and async download tasks.
+final class DownloadCollector: SessionDownloadDelegate, @unchecked Sendable {
+    private let completion: @Sendable (URL?, Response?, TransferError?) -> Void
+    private var location: URL?  // delegate queue only
+
+    init(_ completion: @escaping @Sendable (URL?, Response?, TransferError?) -> Void) { self.completion = completion }
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
+        self.location = location
+    }
+
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        completion(error == nil ? location : nil, task.response, error)
+    }
+}
