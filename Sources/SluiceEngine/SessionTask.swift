@@ -218,6 +218,17 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Upload progress, already rate-limited by the transfer.
+    func deliverSent(bytes: Int64, total: Int64) {
+        sent.store(total, ordering: .relaxed)
+        let expected = countOfBytesExpectedToSend
+        session.delegateQueue.async { [self] in
+            emit(.didSendBodyData(bytes: bytes, total: total, expected: expected))
+            target?.urlSession(session, task: self, didSendBodyData: bytes, totalBytesSent: total,
+                               totalBytesExpectedToSend: expected)
+        }
+    }
+
     /// Marks the task completed and queues `didCompleteWithError` as its last delegate call.
     func finish(error: TransferError?) {
         guard lifecycle.withLock({ $0.complete() }) else { return }

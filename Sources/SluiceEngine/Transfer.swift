@@ -45,6 +45,13 @@ final class Transfer {
     private var pending: UnsafeMutableRawPointer?
     private var pendingCount = 0
     private let pool: BufferPool
+    /// The request body, read on demand by libcurl's read callback.
+    private var upload: UploadReader?
+    private var sentTotal: Int64 = 0
+    private var sentReported: Int64 = 0
+    private var lastSentReport: UInt64 = 0
+    /// An upload stream ran dry: the producer is slow, not the network, so the inactivity timeout waits.
+    private var uploadStarved = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
@@ -87,6 +94,8 @@ final class Transfer {
 
     /// Frees the easy handle; the loop has already removed it from the multi handle.
     func close() {
+        upload?.close(TransferError(.cancelled, "the upload task has ended", failingURL: url))
+        upload = nil
         if let easy { curl_easy_cleanup(easy) }
         easy = nil
         if let headerList { curl_slist_free_all(headerList) }
@@ -130,16 +139,27 @@ final class Transfer {
         setLong(CURLOPT_STREAM_WEIGHT, max(1, Int(task.priority * 255) + 1))
 
         let method = request.method.uppercased()
+        let body = (task as? UploadTask)?.body ?? request.body.map { UploadBody.data($0) }
         if method == "HEAD" {
             setLong(CURLOPT_NOBODY, 1)
-        } else if method != "GET" || request.body != nil {
-            if let body = request.body {
-                setLong(CURLOPT_POSTFIELDSIZE_LARGE, body.count)
-                body.withUnsafeBytes { raw in
-                    set(sluice_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress)))
-                }
+        } else if let body {
+            let reader = try UploadReader(body, url: url)
+            upload = reader
+            set(sluice_easy_setopt_read(easy, CURLOPT_READFUNCTION, transferReadCallback))
+            set(sluice_easy_setopt_pointer(easy, CURLOPT_READDATA, me))
+            set(sluice_easy_setopt_seek(easy, CURLOPT_SEEKFUNCTION, transferSeekCallback))
+            set(sluice_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, me))
+            let length = curl_off_t(reader.length ?? -1)  // -1: sent chunked
+            if method == "POST" {
+                setLong(CURLOPT_POST, 1)
+                set(sluice_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, length))
+            } else {
+                setLong(CURLOPT_UPLOAD, 1)
+                set(sluice_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, length))
+                if method != "PUT" { setString(CURLOPT_CUSTOMREQUEST, method) }
             }
-            if method != "POST" { setString(CURLOPT_CUSTOMREQUEST, method) }
+        } else if method != "GET" {
+            setString(CURLOPT_CUSTOMREQUEST, method)
         }
 
         var fields = request.headers
@@ -193,6 +213,51 @@ final class Transfer {
         }
         gather(chunk)
         return count
+    }
+
+    fileprivate func readBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        guard let upload else { return 0 }
+        lastActivity = uptimeNow()
+        let wake: @Sendable () -> Void = { [loop = task.session.loop, id] in loop.send(.uploadReady(id)) }
+        switch upload.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), wake: wake) {
+        case .bytes(let n):
+            uploadStarved = false
+            sentTotal += Int64(n)
+            reportSent(final: sentTotal == upload.length)  // libcurl does not ask again once the length is sent
+            return n
+        case .end:
+            reportSent(final: true)
+            return 0
+        case .pause:
+            uploadStarved = true
+            reportSent(final: true)
+            return sluice_readfunc_pause()
+        case .failure(let error):
+            abortError = TransferError(error.code, error.message, failingURL: url)
+            return sluice_readfunc_abort()
+        }
+    }
+
+    fileprivate func rewindBody() -> Bool {
+        guard let upload, upload.rewind() else { return false }
+        sentTotal = 0
+        sentReported = 0
+        return true
+    }
+
+    /// At most about ten `didSendBodyData` calls a second, and one whenever the body ends or waits.
+    private func reportSent(final: Bool) {
+        let now = uptimeNow()
+        guard sentTotal != sentReported, final || now &- lastSentReport >= 100_000_000 else { return }
+        task.deliverSent(bytes: sentTotal - sentReported, total: sentTotal)
+        sentReported = sentTotal
+        lastSentReport = now
+    }
+
+    /// The upload stream has bytes again: let libcurl send, unless the task is suspended.
+    func uploadReady() {
+        guard let easy, !holds.contains(.suspended), endResult == nil else { return }
+        _ = curl_easy_pause(easy, holds.isHeld ? CURLPAUSE_RECV : CURLPAUSE_CONT)
     }
 
     private func gather(_ chunk: UnsafeRawBufferPointer) {
@@ -254,6 +319,7 @@ final class Transfer {
     /// libcurl reports the transfer done. The result may have to wait for a disposition or a resume.
     func ended(_ code: CURLcode) -> Outcome {
         flushPending()
+        reportSent(final: true)
         var error: TransferError? = nil
         if let abortError {
             error = abortError
@@ -309,7 +375,7 @@ final class Transfer {
         if now >= deadline {
             return TransferError(.timedOut, "the resource timeout passed before the transfer finished", failingURL: url)
         }
-        guard !holds.isHeld, endResult == nil, now &- lastActivity > inactivityLimit else { return nil }
+        guard !holds.isHeld, !uploadStarved, endResult == nil, now &- lastActivity > inactivityLimit else { return nil }
         let tenths = inactivityLimit / 100_000_000
         let seconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
         return TransferError(.timedOut, "no data for \(seconds) s", failingURL: url)
@@ -405,6 +471,17 @@ private func transferWriteCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size
                                    _ context: UnsafeMutableRawPointer?) -> Int {
     guard let bytes, let context else { return 0 }
     return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveBody(bytes, size * count)
+}
+
+private func transferReadCallback(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                                  _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let context else { return sluice_readfunc_abort() }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().readBody(buffer, size * count)
+}
+
+private func transferSeekCallback(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
+    guard let context, offset == 0, origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().rewindBody() ? 0 : 2
 }
 
 private func transferHeaderCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,

@@ -21,6 +21,8 @@ final class TransferLoop: @unchecked Sendable {
         case disposition(Int, ResponseDisposition)
         /// A running data task becomes a download task.
         case convert(Int)
+        /// An upload stream that ran dry has bytes again.
+        case uploadReady(Int)
         /// Something outside the loop (a download's file) failed; the transfer ends with this error.
         case fail(Int, TransferError)
         case shutdown
@@ -112,6 +114,8 @@ final class TransferLoop: @unchecked Sendable {
             }
         case .convert(let id):
             if let t = transfers[id] { convert(t) }
+        case .uploadReady(let id):
+            transfers[id]?.uploadReady()
         case .fail(let id, let error):
             if let t = transfers[id] { finish(t, error) }
         case .shutdown:

@@ -1,0 +1,127 @@
+// Upload tasks against the scenario server, which checks every received byte against the pattern.
+import Foundation
+import SluiceEngine
+import SluiceScenarioServer
+import Synchronization
+import Testing
+
+@Suite struct UploadTaskTests {
+    func session(_ recorder: Recorder, log: EventLog) -> Session {
+        Session(delegate: recorder, delegateQueue: recorder.queue, eventMonitor: log.monitor)
+    }
+
+    func sentTotals(_ log: EventLog) -> [(total: Int64, expected: Int64)] {
+        log.events.compactMap { if case .didSendBodyData(_, let total, let expected) = $0 { (total, expected) } else { nil } }
+    }
+
+    @Test func uploadFromMemoryReportsProgressAndTheResponse() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let log = EventLog()
+        let size = 300_000
+        let task = session(recorder, log: log).uploadTask(with: Request(url: server.url("/upload"), method: "PUT"),
+                                                          from: patternBytes(count: size))
+        #expect(task.countOfBytesExpectedToSend == Int64(size))
+        task.resume()
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error == nil)
+        #expect(String(decoding: s.body, as: UTF8.self) == "bytes=\(size) pattern=ok\n")
+        #expect(sentTotals(log).last?.total == Int64(size))
+        #expect(sentTotals(log).last?.expected == Int64(size))
+        #expect(task.countOfBytesSent == Int64(size))
+        let names = log.names
+        if let lastSent = names.lastIndex(of: "didSendBodyData"), let response = names.firstIndex(of: "didReceiveResponse") {
+            #expect(lastSent < response)
+        }
+    }
+
+    @Test func uploadFromALargeFileStreamsItFromDisk() async throws {
+        let server = try Servers.shared()
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let size = 128 << 20
+        let path = dir.path + "/big.bin"
+        try writePatternFile(path, size: size)
+        let before = peakResidentBytes()
+        let recorder = Recorder()
+        let log = EventLog()
+        session(recorder, log: log).uploadTask(with: Request(url: server.url("/upload"), method: "POST"),
+                                               fromFile: URL(fileURLWithPath: path)).resume()
+        guard await recorder.waitForCompletion(60) else { return }
+        #expect(recorder.snapshot.error == nil)
+        #expect(String(decoding: recorder.snapshot.body, as: UTF8.self) == "bytes=\(size) pattern=ok\n")
+        #expect(sentTotals(log).last?.total == Int64(size))
+        let growth = peakResidentBytes() - before
+        #expect(growth < 48 << 20, "peak memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB upload")
+    }
+
+    @Test func uploadFromAStreamWaitsForTheProducer() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let log = EventLog()
+        let stream = UploadStream(capacity: 64 << 10)
+        let task = session(recorder, log: log).uploadTask(with: Request(url: server.url("/upload")), body: .stream(stream))
+        #expect(task.currentRequest.method == "POST")
+        #expect(task.countOfBytesExpectedToSend == -1)
+        task.resume()
+        let total = 1_000_000
+        var offset = 0
+        while offset < total {
+            let n = min(30_000, total - offset)
+            try await stream.write(patternBytes(offset: Int64(offset), count: n))
+            offset += n
+            if offset == 300_000 {
+                // The stream runs dry here; the upload must wait for the next write, not end or time out.
+                #expect(await eventually { task.countOfBytesSent == 300_000 })
+            }
+        }
+        stream.finish()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error == nil)
+        #expect(String(decoding: recorder.snapshot.body, as: UTF8.self) == "bytes=\(total) pattern=ok\n")
+        await #expect(throws: TransferError.self) { try await stream.write(Data([1])) }
+    }
+
+    @Test func aMissingFileIsAClearError() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        Session(delegate: recorder, delegateQueue: recorder.queue)
+            .uploadTask(with: Request(url: server.url("/upload")), fromFile: URL(fileURLWithPath: "/nonexistent/file.bin")).resume()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error?.code == .fileDoesNotExist)
+        #expect(recorder.snapshot.error?.message.contains("/nonexistent/file.bin") == true)
+    }
+
+    @Test func asyncUploadReturnsTheResponseBody() async throws {
+        let server = try Servers.shared()
+        let (body, response) = try await Session.shared.upload(for: Request(url: server.url("/echo"), method: "PUT"),
+                                                               body: .data(Data("hello".utf8)))
+        #expect(response.statusCode == 200)
+        #expect(response.headers["X-Request-Method"] == "PUT")
+        #expect(body == Data("hello".utf8))
+    }
+}
+
+/// Writes `size` pattern bytes a period at a time (fast even in a debug build).
+func writePatternFile(_ path: String, size: Int) throws {
+    let period = patternBytes(count: ScenarioPattern.period)
+    guard FileManager.default.createFile(atPath: path, contents: nil),
+          let handle = FileHandle(forWritingAtPath: path) else {
+        throw TransferError(.cannotWriteToFile, "cannot create \(path)")
+    }
+    defer { try? handle.close() }
+    var written = 0
+    while written < size {
+        let n = min(period.count, size - written)
+        try handle.write(contentsOf: period.prefix(n))
+        written += n
+    }
+}
+
+/// The process's peak resident memory so far, in bytes.
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss * 1024
+}
