@@ -25,6 +25,8 @@ enum ErrorText {
         case .unsupportedURL: lead = "unsupported URL"
         case .badURL: lead = "bad URL"
         case .fileDoesNotExist: lead = "no such file"
+        case .cannotWriteToFile: lead = "cannot write the file"
+        case .cannotReadFile: lead = "cannot read the file"
         default: lead = error.code.rawValue
         }
         return "\(lead): \(error.message)"

@@ -1,4 +1,4 @@
-// `sluice get URL`: one transfer without the UI, the body to standard output, the delegate flow on request.
+// `sluice get URL`: one transfer without the UI, the body to standard output or (-o) to a file.
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,15 +10,26 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import Synchronization
 
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
-        abstract: "Transfer a URL without the UI and write the body to standard output."
+        abstract: "Transfer a URL without the UI; the body goes to standard output, or to a file with -o.",
+        discussion: """
+            With -o, an interrupted download (Ctrl-C, SIGTERM, a lost connection, a full disk) keeps its partial
+            file and FILE.sluice-resume beside it; the same command run again resumes it.
+            """
     )
 
     @Argument(help: "The URL to fetch (http, https, file or data).")
     var url: String
+
+    @Option(name: .shortAndLong, help: "Save the body to this file with a download task.")
+    var output: String?
+
+    @Flag(help: "With -o, replace an existing file.")
+    var force = false
 
     @Option(help: "What the delegate answers at the response: allow, cancel or becomeDownload.")
     var disposition: DispositionOption = .allow
@@ -35,21 +46,33 @@ struct GetCommand: ParsableCommand {
         }
         var configuration = SessionConfiguration.default
         configuration.timeoutIntervalForRequest = timeout
-        let start = DispatchTime.now().uptimeNanoseconds
-        var monitor: TaskEventMonitor?
-        if trace {
-            monitor = { @Sendable record in
-                StandardStreams.error((TraceEncoder.line(for: record, start: start) + "\n"))
-            }
+        let monitor = trace ? TraceEncoder.monitor() : nil
+        if let output {
+            try download(target, to: try OutputFile(output), configuration: configuration, monitor: monitor)
+        } else {
+            try fetch(target, configuration: configuration, monitor: monitor)
         }
+    }
+
+    /// The body to standard output through a data task.
+    private func fetch(_ target: URL, configuration: SessionConfiguration, monitor: TaskEventMonitor?) throws {
         let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: 1),
                                    progress: trace ? nil : ProgressLine.ifTerminal())
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let task = session.dataTask(with: target)
+        let interruption = Interruption()
+        let trap = SignalTrap { signal in
+            interruption.record(signal)
+            task.cancel()
+        }
         task.resume()
         delegate.wait()
+        withExtendedLifetime(trap) {}
         session.finishTasksAndInvalidate()
 
+        if let signal = interruption.signal {
+            throw CLIFailure(code: 128 + signal, message: "interrupted after \(task.countOfBytesReceived) bytes")
+        }
         if let failure = delegate.outputFailure {
             throw CLIFailure(code: 1, message: "cannot write the body to standard output: \(failure)")
         }
@@ -57,8 +80,79 @@ struct GetCommand: ParsableCommand {
             let kept = task.countOfBytesReceived > 0 ? " (\(task.countOfBytesReceived) bytes received)" : ""
             throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + kept)
         }
-        if let status = delegate.response?.statusCode, status >= 400 {
+        try Self.checkStatus(delegate.response, target)
+    }
+
+    /// The body to a file through a download task (or a data task that becomes one), resumable.
+    private func download(_ target: URL, to file: OutputFile, configuration: SessionConfiguration,
+                          monitor: TaskEventMonitor?) throws {
+        if file.exists && !force {
+            throw CLIFailure(code: 1, message: "\(Sanitized.text(file.path)) already exists; use --force to replace it")
+        }
+        let resumeData = try file.loadResume(for: target)
+        var configuration = configuration
+        configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
+        let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
+                                        progress: trace ? nil : ProgressLine.ifTerminal())
+        let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
+        let task: SessionTask
+        if let resumeData, disposition == .allow {
+            task = try session.downloadTask(withResumeData: resumeData)
+        } else if disposition == .allow {
+            task = session.downloadTask(with: target)
+        } else {
+            task = session.dataTask(with: target)  // the disposition decides at the response
+        }
+        let interruption = Interruption()
+        let trap = SignalTrap { signal in
+            interruption.record(signal)
+            task.stopKeepingResumeData()
+        }
+        task.resume()
+        delegate.wait()
+        withExtendedLifetime(trap) {}
+        session.finishTasksAndInvalidate()
+
+        let name = Sanitized.text(file.path)
+        let resumeHint = delegate.keptPartial.map {
+            "; the partial file is kept (\(Sanitized.text($0))), run the same command again to resume"
+        } ?? ""
+        if let signal = interruption.signal {
+            throw CLIFailure(code: 128 + signal, message: "interrupted" + resumeHint)
+        }
+        if let error = delegate.error {
+            throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + resumeHint)
+        }
+        try Self.checkStatus(delegate.response, target)
+        if let failure = delegate.moveFailure {
+            throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
+        }
+    }
+
+    private static func checkStatus(_ response: Response?, _ target: URL) throws {
+        if let status = response?.statusCode, status >= 400 {
             throw CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(target.absoluteString))")
+        }
+    }
+}
+
+/// The signal that stopped the transfer, if one did.
+final class Interruption: Sendable {
+    private let value = Atomic<Int32>(0)
+    func record(_ signal: Int32) { value.store(signal, ordering: .sequentiallyConsistent) }
+    var signal: Int32? {
+        let v = value.load(ordering: .sequentiallyConsistent)
+        return v == 0 ? nil : v
+    }
+}
+
+extension SessionTask {
+    /// Cancels; a download keeps its partial file and produces resume data.
+    func stopKeepingResumeData() {
+        if let download = self as? DownloadTask {
+            download.cancel(byProducingResumeData: { _ in })
+        } else {
+            cancel()
         }
     }
 }

@@ -1,4 +1,5 @@
-// The delegate behind `sluice get` to standard output: answers the disposition, writes chunks, waits for the end.
+// The delegate behind `sluice get` and `sluice put` to standard output: answers the disposition, writes chunks,
+// shows progress (of the body received, or for put of the body sent), waits for the end.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,16 +15,23 @@ final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
     private let disposition: ResponseDisposition
     private let sink: FileDescriptorSink
     private let progress: ProgressLine?
+    private let progressOfSending: Bool
     private let finished = DispatchSemaphore(value: 0)
     // Delegate queue only until `finished` is signalled, then read by the waiting thread.
     private(set) var error: TransferError?
     private(set) var response: Response?
     private(set) var outputFailure: String?
 
-    init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?) {
+    init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?, ofSending: Bool = false) {
         self.disposition = disposition
         self.sink = sink
         self.progress = progress
+        progressOfSending = ofSending
+    }
+
+    func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                    totalBytesExpectedToSend: Int64) {
+        if progressOfSending { progress?.update(received: totalBytesSent, expected: totalBytesExpectedToSend) }
     }
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
@@ -38,11 +46,15 @@ final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
             dataTask.cancel()
             return
         }
-        progress?.update(received: dataTask.countOfBytesReceived, expected: dataTask.countOfBytesExpectedToReceive)
+        if !progressOfSending {
+            progress?.update(received: dataTask.countOfBytesReceived, expected: dataTask.countOfBytesExpectedToReceive)
+        }
     }
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
-        if error == nil { progress?.update(received: task.countOfBytesReceived, expected: task.countOfBytesExpectedToReceive, force: true) }
+        if error == nil && !progressOfSending {
+            progress?.update(received: task.countOfBytesReceived, expected: task.countOfBytesExpectedToReceive, force: true)
+        }
         progress?.end()
         self.error = error
         finished.signal()

@@ -13,7 +13,7 @@ public struct SluiceCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
-        subcommands: [DemoCommand.self, GetCommand.self, ServeCommand.self]
+        subcommands: [DemoCommand.self, GetCommand.self, PutCommand.self, ServeCommand.self]
     )
 
     public init() {}

@@ -1,7 +1,16 @@
 // Turns delegate events into the JSON lines `--trace` prints; server text is escaped, never written raw.
+import Dispatch
 import SluiceEngine
 
+func uptimeNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
 public enum TraceEncoder {
+    /// A monitor that prints each event as one line on stderr, timed from now.
+    static func monitor() -> TaskEventMonitor {
+        let start = uptimeNanoseconds()
+        return { record in StandardStreams.error(line(for: record, start: start) + "\n") }
+    }
+
     /// One JSON object, no trailing newline. `start` is the uptime (ns) that `t` counts from.
     public static func line(for record: TaskEventRecord, start: UInt64) -> String {
         var fields: [(String, String)] = [

@@ -1,0 +1,90 @@
+// The file `sluice get -o FILE` writes: checks made before any byte moves, its resume data beside it, and the
+// final move that never replaces a file the user has not agreed to lose.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+
+struct OutputFile {
+    let path: String
+    let directory: String
+    var resumePath: String { path + ".sluice-resume" }
+
+    /// Fails unless the directory exists and the name is usable.
+    init(_ path: String) throws(CLIFailure) {
+        guard !path.isEmpty, !path.hasSuffix("/") else {
+            throw CLIFailure(code: 2, message: "-o needs a file name, not \(Sanitized.text(path))")
+        }
+        self.path = path
+        var given = "."
+        if let slash = path.lastIndex(of: "/") {
+            let dir = String(path[..<slash])
+            given = dir.isEmpty ? "/" : dir
+        }
+        // Absolute, so that resume data still finds the partial file from another working directory.
+        directory = realpath(given, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? given
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            throw CLIFailure(code: 1, message: "cannot write \(Sanitized.text(path)): the directory \(Sanitized.text(directory)) does not exist")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CLIFailure(code: 1, message: "cannot write \(Sanitized.text(path)): \(Sanitized.text(directory)) is not a directory")
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw CLIFailure(code: 1, message: "cannot write \(Sanitized.text(path)): no permission to write in \(Sanitized.text(directory))")
+        }
+    }
+
+    var exists: Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Resume data left by an interrupted run for this same URL (the engine's resume data as it is); nil when
+    /// there is none.
+    func loadResume(for url: URL) throws(CLIFailure) -> Data? {
+        guard let data = FileManager.default.contents(atPath: resumePath) else { return nil }
+        guard let resume = ResumeData.decode(data) else {
+            throw CLIFailure(code: 1, message: "\(Sanitized.text(resumePath)) is damaged; remove it to start over")
+        }
+        guard resume.url == url.absoluteString else {
+            throw CLIFailure(code: 1, message: "\(Sanitized.text(resumePath)) belongs to \(Sanitized.text(resume.url)); "
+                             + "remove it or choose another -o")
+        }
+        return data
+    }
+
+    /// Written to a temporary name and renamed, so a crash never leaves half a resume file.
+    func saveResume(_ data: Data) -> Bool {
+        let temporary = resumePath + ".new"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return false }
+        return rename(temporary, resumePath) == 0
+    }
+
+    func removeResume() { unlink(resumePath) }
+
+    /// Moves the finished download into place; returns why it could not. Without `force` an existing file is
+    /// never replaced: `link` fails rather than overwrite, even if the file appeared during the download.
+    func moveIn(from temporary: String, force: Bool) -> String? {
+        if force {
+            return rename(temporary, path) == 0 ? nil : String(cString: strerror(errno))
+        }
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+            return nil
+        }
+        let linkError = errno
+        if linkError == EEXIST { return "\(Sanitized.text(path)) appeared during the download; use --force to replace it" }
+        // File systems without hard links: check, then rename (the narrow race is the best they allow).
+        guard !exists else { return "\(Sanitized.text(path)) already exists" }
+        return rename(temporary, path) == 0 ? nil : String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,76 @@
+// `sluice put FILE URL`: uploads a file, streamed from disk, and writes the response body to standard output.
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+
+struct PutCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "put",
+        abstract: "Upload a file with an upload task and write the response body to standard output."
+    )
+
+    @Argument(help: "The file to send.")
+    var file: String
+
+    @Argument(help: "Where to send it (http or https).")
+    var url: String
+
+    @Option(name: [.customShort("X"), .long], help: "The request method.")
+    var method = "PUT"
+
+    @Flag(help: "Write the delegate flow to stderr as JSON lines.")
+    var trace = false
+
+    @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
+    var timeout: Double = 60
+
+    mutating func run() throws {
+        guard let target = ParsedURL.parse(url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+            throw CLIFailure(code: 2, message: "not an http or https URL: \(Sanitized.text(url))")
+        }
+        guard ReadableFile.check(file) else {
+            throw CLIFailure(code: 1, message: "cannot read \(Sanitized.text(file)): not a readable regular file")
+        }
+        var configuration = SessionConfiguration.default
+        configuration.timeoutIntervalForRequest = timeout
+        let delegate = GetDelegate(disposition: .allow, sink: FileDescriptorSink(fd: 1),
+                                   progress: trace ? nil : ProgressLine.ifTerminal(), ofSending: true)
+        let session = Session(configuration: configuration, delegate: delegate,
+                              eventMonitor: trace ? TraceEncoder.monitor() : nil)
+        let task = session.uploadTask(with: Request(url: target, method: method.uppercased()),
+                                      fromFile: URL(fileURLWithPath: file))
+        let interruption = Interruption()
+        let trap = SignalTrap { signal in
+            interruption.record(signal)
+            task.cancel()
+        }
+        task.resume()
+        delegate.wait()
+        withExtendedLifetime(trap) {}
+        session.finishTasksAndInvalidate()
+
+        if let signal = interruption.signal {
+            throw CLIFailure(code: 128 + signal, message: "interrupted after sending \(task.countOfBytesSent) bytes")
+        }
+        if let error = delegate.error {
+            throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)))
+        }
+        if let status = delegate.response?.statusCode, status >= 400 {
+            throw CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(target.absoluteString))")
+        }
+    }
+}
+
+enum ReadableFile {
+    static func check(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, R_OK) == 0
+    }
+}
