@@ -66,3 +66,21 @@ import Testing
         #expect(ByteCountText.format(300 << 20) == "300 MiB")
     }
 }
+
+extension TraceEncoderTests {
+    @Test func downloadAndUploadEventsCarryTheirFields() throws {
+        let became = try decode(TraceEncoder.line(for: record(.didBecomeDownloadTask(9)), start: 0))
+        #expect(became["event"] as? String == "didBecomeDownloadTask")
+        #expect(became["downloadTask"] as? Int == 9)
+        let wrote = try decode(TraceEncoder.line(for: record(.didWriteData(bytes: 10, total: 30, expected: -1)), start: 0))
+        #expect(wrote["bytes"] as? Int == 10 && wrote["total"] as? Int == 30 && wrote["expected"] as? Int == -1)
+        let sent = try decode(TraceEncoder.line(for: record(.didSendBodyData(bytes: 1, total: 2, expected: 3)), start: 0))
+        #expect(sent["event"] as? String == "didSendBodyData" && sent["total"] as? Int == 2 && sent["expected"] as? Int == 3)
+        let resumed = try decode(TraceEncoder.line(for: record(.didResumeAtOffset(offset: 5, expected: 8)), start: 0))
+        #expect(resumed["offset"] as? Int == 5 && resumed["expected"] as? Int == 8)
+        let location = URL(fileURLWithPath: "/tmp/a\u{1B}b")
+        let finished = TraceEncoder.line(for: record(.didFinishDownloadingTo(location)), start: 0)
+        #expect(!finished.unicodeScalars.contains { $0.value == 0x1B })
+        #expect(try decode(finished)["location"] as? String == "/tmp/a\u{1B}b")
+    }
+}

@@ -154,3 +154,49 @@ import Testing
         #expect(event == .malformed("part headers over 64 KiB"))
     }
 }
+
+@Suite struct ContentRangeTests {
+    @Test func parsesBoundsAndTotal() {
+        #expect(ContentRange.parse("bytes 100-999/1000") == ContentRange(first: 100, last: 999, total: 1000))
+        #expect(ContentRange.parse(" bytes 0-0/*") == ContentRange(first: 0, last: 0, total: nil))
+        #expect(ContentRange.parse("Bytes 5-9/10")?.first == 5)
+    }
+
+    @Test func refusesWhatIsNotASatisfiedRange() {
+        #expect(ContentRange.parse("bytes */1000") == nil)      // the 416 form
+        #expect(ContentRange.parse("bytes 10-5/100") == nil)    // backwards
+        #expect(ContentRange.parse("bytes 0-99/50") == nil)     // past the total
+        #expect(ContentRange.parse("items 0-1/2") == nil)
+        #expect(ContentRange.parse("bytes 0-1") == nil)
+        #expect(ContentRange.parse("") == nil)
+    }
+}
+
+@Suite struct ResumeDataTests {
+    let sample = ResumeData(url: "http://h/f", path: "/tmp/.sluice-x.download", bytesOnDisk: 42,
+                            etag: "\"v1\"", lastModified: "Tue, 03 Nov 2026 10:00:00 GMT", expectedLength: 100)
+
+    @Test func roundTrips() {
+        #expect(ResumeData.decode(sample.encoded()) == sample)
+    }
+
+    @Test func refusesDamagedOrForeignData() {
+        #expect(ResumeData.decode(Data("not json".utf8)) == nil)
+        #expect(ResumeData.decode(Data(#"{"url":"x"}"#.utf8)) == nil)
+        var future = sample
+        future.version = 2
+        #expect(ResumeData.decode(future.encoded()) == nil)
+        var negative = sample
+        negative.bytesOnDisk = -1
+        #expect(ResumeData.decode(negative.encoded()) == nil)
+    }
+
+    @Test func ifRangeUsesAStrongETagElseTheDate() {
+        #expect(sample.ifRange == "\"v1\"")
+        var weak = sample
+        weak.etag = "W/\"v1\""
+        #expect(weak.ifRange == "Tue, 03 Nov 2026 10:00:00 GMT")
+        weak.lastModified = nil
+        #expect(weak.ifRange == nil)
+    }
+}

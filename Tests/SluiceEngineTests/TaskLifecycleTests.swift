@@ -111,5 +111,19 @@ import Testing
     }
 }
 
+@Suite struct ContinuingLifecycleTests {
+    @Test func aTaskContinuingATransferIsAlreadyStarted() {
+        var running = TaskLifecycle(continuing: .running)
+        #expect(running.state == .running)
+        #expect(running.started)
+        #expect(step { running.suspend() } == .pause)
+        #expect(step { running.resume() } == .unpause)  // never .start: the transfer exists
+        var suspended = TaskLifecycle(continuing: .suspended)
+        #expect(suspended.state == .suspended)
+        #expect(step { suspended.resume() } == .unpause)
+    }
+}
+
 /// Runs a mutating call outside #expect's argument capture, which cannot mutate.
-func step<T>(_ body: () -> T) -> T { body() }
+func step<T>(_ body: () -> T) -> T { body()
+}
