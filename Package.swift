@@ -23,6 +23,11 @@ let package = Package(
             name: "SluiceEngine",
             dependencies: ["CCurl"]
         ),
+        // The engine's events reduced to plain UI state: rows, rates, timelines, selection, sort, filter.
+        .target(
+            name: "SluiceViewModel",
+            dependencies: ["SluiceEngine"]
+        ),
         // A misbehaving-on-purpose HTTP server on 127.0.0.1 for tests and `sluice demo`.
         .target(
             name: "SluiceScenarioServer",
@@ -37,6 +42,7 @@ let package = Package(
             name: "SluiceCLI",
             dependencies: [
                 "SluiceEngine",
+                "SluiceViewModel",
                 "SluiceScenarioServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -51,7 +57,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceScenarioServer"]
+            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer"]
+        ),
+        .testTarget(
+            name: "SluiceViewModelTests",
+            dependencies: ["SluiceViewModel", "SluiceEngine"]
         ),
     ],
     swiftLanguageModes: [.v6]

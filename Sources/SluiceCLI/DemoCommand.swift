@@ -2,6 +2,7 @@
 import ArgumentParser
 import Dispatch
 import SluiceEngine
+import SluiceViewModel
 import SluiceScenarioServer
 import Synchronization
 #if canImport(Glibc)

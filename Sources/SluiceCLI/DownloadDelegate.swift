@@ -9,6 +9,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceViewModel
 
 final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {
     private let disposition: ResponseDisposition

@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceViewModel
 import Synchronization
 
 struct GetCommand: ParsableCommand {

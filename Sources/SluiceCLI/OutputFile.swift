@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import SluiceEngine
+import SluiceViewModel
 
 struct OutputFile {
     let path: String

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+import SluiceViewModel
 #if canImport(Glibc)
 import Glibc
 #endif

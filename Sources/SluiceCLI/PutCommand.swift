@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import SluiceEngine
+import SluiceViewModel
 
 struct PutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

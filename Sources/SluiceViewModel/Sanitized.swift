@@ -18,7 +18,7 @@ public enum Sanitized {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
+    public func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -1,0 +1,198 @@
+// The whole UI state the engine drives: rows in the order they were added, selection, sort and filter.
+// A pure value: `apply` is the reducer, and nothing here knows about a terminal or a socket.
+import SluiceEngine
+
+public enum SortOrder: String, CaseIterable, Sendable {
+    case added, progress, state, url
+
+    public var next: SortOrder {
+        let all = SortOrder.allCases
+        return all[((all.firstIndex(of: self) ?? 0) + 1) % all.count]
+    }
+}
+
+public struct Model: Equatable, Sendable {
+    public private(set) var rows: [TaskRow] = []
+    private var index: [Int: Int] = [:]
+    public private(set) var selectedID: Int?
+    public var sort: SortOrder = .added
+    /// Case-insensitive substring of the URL; empty shows every row.
+    public var filter: String = ""
+    public private(set) var now: UInt64 = 0
+    /// Rows keep at most this many timeline lines (progress calls fold, so this is a lot of history).
+    public static let timelineLimit = 300
+
+    public init() {}
+
+    public func row(_ id: Int) -> TaskRow? { index[id].map { rows[$0] } }
+
+    public var selected: TaskRow? { selectedID.flatMap(row) }
+
+    /// The rows to show, filtered and sorted.
+    public var visibleRows: [TaskRow] {
+        let needle = filter.lowercased()
+        var shown = needle.isEmpty ? rows : rows.filter { $0.url.lowercased().contains(needle) }
+        switch sort {
+        case .added: break
+        case .url: shown.sort { ($0.url, $0.id) < ($1.url, $1.id) }
+        case .state: shown.sort { (Self.rank($0), $0.id) < (Self.rank($1), $1.id) }
+        case .progress: shown.sort { ($0.fraction ?? -1, $0.id) > ($1.fraction ?? -1, $1.id) }
+        }
+        return shown
+    }
+
+    private static func rank(_ row: TaskRow) -> Int {
+        if row.awaitingDisposition { return 0 }
+        switch row.state {
+        case .running: return 1
+        case .suspended: return 2
+        case .canceling: return 3
+        case .completed: return 4
+        }
+    }
+
+    public var runningCount: Int { rows.filter { $0.state == .running || $0.state == .suspended }.count }
+
+    // MARK: Selection
+
+    /// Moves the selection among the visible rows; selects the first when nothing visible is selected.
+    public mutating func moveSelection(by step: Int) {
+        let shown = visibleRows
+        guard !shown.isEmpty else { return selectedID = nil }
+        guard let current = shown.firstIndex(where: { $0.id == selectedID }) else { return selectedID = shown[0].id }
+        selectedID = shown[min(shown.count - 1, max(0, current + step))].id
+    }
+
+    public mutating func select(_ id: Int) { if index[id] != nil { selectedID = id } }
+
+    /// Drops a finished row; returns false for a row still transferring.
+    @discardableResult
+    public mutating func remove(_ id: Int) -> Bool {
+        guard let i = index[id], rows[i].isFinished else { return false }
+        let shown = visibleRows.map(\.id)
+        rows.remove(at: i)
+        rebuildIndex()
+        if selectedID == id {
+            let at = shown.firstIndex(of: id) ?? 0
+            let remaining = shown.filter { $0 != id }
+            selectedID = remaining.isEmpty ? nil : remaining[min(at, remaining.count - 1)]
+        }
+        return true
+    }
+
+    // MARK: The reducer
+
+    public mutating func apply(_ event: ModelEvent) {
+        switch event {
+        case .added(let id, let url, let kind, let headers):
+            insert(TaskRow(id: id, url: url, kind: kind, requestHeaders: headers, at: now))
+        case .engine(let record):
+            apply(record.event, to: record.taskIdentifier, at: record.uptimeNanoseconds)
+        case .saved(let id, let path):
+            update(id) { $0.savedPath = path }
+        case .note(let id, let text):
+            update(id) { $0.note = text }
+        case .tick(let time):
+            now = max(now, time)
+            for i in rows.indices where rows[i].state == .running {
+                rows[i].rate.record(bytes: rows[i].bytes, at: now)
+            }
+        }
+    }
+
+    private mutating func apply(_ event: TaskEvent, to id: Int, at time: UInt64) {
+        now = max(now, time)
+        if index[id] == nil { insert(TaskRow(id: id, url: "", kind: .data, at: time)) }  // a task the app did not add
+        update(id) { row in
+            if let entry = TimelineEntry.make(event, time: time) {
+                if row.timeline.isEmpty || !row.timeline[row.timeline.count - 1].absorb(entry) {
+                    row.timeline.append(entry)
+                    if row.timeline.count > Self.timelineLimit { row.timeline.removeFirst() }
+                }
+            }
+            switch event {
+            case .stateChanged(let state):
+                row.state = state
+            case .didReceiveResponse(let r):
+                row.status = r.statusCode
+                row.contentType = r.mimeType
+                row.responseHeaders = r.headers.map { HeaderLine($0.name, $0.value) }
+                if r.part != nil {
+                    row.parts += 1
+                    row.expected = -1  // a stream of parts has no overall length
+                } else if row.kind != .download {
+                    row.expected = r.expectedContentLength
+                }
+                row.awaitingDisposition = row.kind != .download
+            case .disposition:
+                row.awaitingDisposition = false
+            case .didReceiveData(let bytes):
+                row.bytes += Int64(bytes)
+                row.chunks += 1
+                row.lastProgress = time
+                row.rate.record(bytes: row.bytes, at: time)
+            case .didWriteData(_, let total, let expected):
+                row.bytes = total
+                row.expected = expected
+                row.chunks += 1
+                row.lastProgress = time
+                row.rate.record(bytes: total, at: time)
+            case .didSendBodyData(_, let total, _):
+                row.sent = total
+                row.lastProgress = time
+            case .didResumeAtOffset(let offset, let expected):
+                row.bytes = offset
+                row.expected = expected
+                row.rate = RateWindow()
+                row.rate.record(bytes: offset, at: time)
+            case .didFinishDownloadingTo:
+                break
+            case .didCompleteWithError(let error):
+                row.awaitingDisposition = false
+                if let error {
+                    row.outcome = error.code == .cancelled ? .cancelled : .failed(error.message)
+                } else {
+                    row.outcome = .finished
+                }
+            case .didBecomeDownloadTask(let newID):
+                row.becameTask = newID
+                row.awaitingDisposition = false
+            }
+        }
+        if case .didBecomeDownloadTask(let newID) = event, let from = row(id) {
+            var download = TaskRow(id: newID, url: from.url, kind: .download, requestHeaders: from.requestHeaders, at: time)
+            download.state = .running
+            download.cameFromTask = id
+            download.status = from.status
+            download.contentType = from.contentType
+            download.responseHeaders = from.responseHeaders
+            download.expected = -1
+            insert(download)
+            if selectedID == id { selectedID = newID }
+        }
+    }
+
+    private mutating func insert(_ row: TaskRow) {
+        if let i = index[row.id] {
+            rows[i] = row
+            return
+        }
+        index[row.id] = rows.count
+        rows.append(row)
+        if selectedID == nil { selectedID = row.id }
+    }
+
+    private mutating func update(_ id: Int, _ change: (inout TaskRow) -> Void) {
+        guard let i = index[id] else { return }
+        change(&rows[i])
+    }
+
+    private mutating func rebuildIndex() {
+        index.removeAll(keepingCapacity: true)
+        for (i, row) in rows.enumerated() { index[row.id] = i }
+    }
+
+    public static func == (a: Model, b: Model) -> Bool {
+        a.rows == b.rows && a.selectedID == b.selectedID && a.sort == b.sort && a.filter == b.filter && a.now == b.now
+    }
+}

@@ -1,0 +1,24 @@
+// Everything that changes the model: the engine's events, the app's own facts, and the clock.
+import SluiceEngine
+
+public enum ModelEvent: Sendable {
+    /// A task the app created (created suspended; its events follow).
+    case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine])
+    case engine(TaskEventRecord)
+    /// A finished download was moved to `path`.
+    case saved(id: Int, path: String)
+    case note(id: Int, String)
+    /// The clock moved: rates are sampled here, so a stalled transfer's rate falls to zero.
+    case tick(UInt64)
+}
+
+public enum Intent: Equatable, Sendable {
+    /// Resume a suspended task, or answer `.allow` to a task awaiting its disposition.
+    case resume(Int)
+    case suspend(Int)
+    /// Cancel, or answer `.cancel` to a task awaiting its disposition.
+    case cancel(Int)
+    /// Convert to a download task, or answer `.becomeDownload` to a task awaiting its disposition.
+    case convert(Int)
+    case add(String)
+}

@@ -1,0 +1,88 @@
+// One task as the UI shows it: plain values, no engine objects.
+import SluiceEngine
+
+public enum TaskKind: String, Sendable {
+    case data, download, upload
+}
+
+public enum TaskOutcome: Equatable, Sendable {
+    case finished
+    case failed(String)
+    case cancelled
+}
+
+public struct TaskRow: Equatable, Sendable {
+    public let id: Int
+    public var url: String
+    public var kind: TaskKind
+    public var state: TaskState = .suspended
+    public var outcome: TaskOutcome?
+    /// Body bytes received (for a download: bytes in its file).
+    public var bytes: Int64 = 0
+    /// -1 while unknown.
+    public var expected: Int64 = -1
+    public var sent: Int64 = 0
+    public var chunks = 0
+    public var status: Int?
+    public var contentType: String?
+    public var requestHeaders: [HeaderLine] = []
+    public var responseHeaders: [HeaderLine] = []
+    public var parts = 0
+    /// The response has arrived and the delegate has not answered yet.
+    public var awaitingDisposition = false
+    public var timeline: [TimelineEntry] = []
+    public var rate = RateWindow()
+    public var lastProgress: UInt64
+    public let added: UInt64
+    /// Set on a data task that became a download task, and on that download task.
+    public var becameTask: Int?
+    public var cameFromTask: Int?
+    /// Where a finished download was saved.
+    public var savedPath: String?
+    /// A note for the user about this row (a save that failed, the bytes a conversion could not keep).
+    public var note: String?
+
+    public init(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine] = [], at time: UInt64) {
+        self.id = id
+        self.url = url
+        self.kind = kind
+        self.requestHeaders = requestHeaders
+        added = time
+        lastProgress = time
+    }
+
+    public var isFinished: Bool { state == .completed }
+
+    /// 0...1 when the length is known, else nil (shown as an indeterminate bar, never as 0 %).
+    public var fraction: Double? {
+        guard expected > 0 else { return expected == 0 && isFinished ? 1 : nil }
+        return min(1, Double(bytes) / Double(expected))
+    }
+
+    public func bytesPerSecond(now: UInt64) -> Double? {
+        guard state == .running, !awaitingDisposition else { return nil }
+        return rate.rate(now: now)
+    }
+
+    /// Seconds left at the current rate; nil when unknown.
+    public func eta(now: UInt64) -> Double? {
+        guard expected > 0, let r = bytesPerSecond(now: now), r > 1 else { return nil }
+        return Double(max(0, expected - bytes)) / r
+    }
+
+    /// Running, not waiting for anyone, and no byte for a while.
+    public func isStalled(now: UInt64) -> Bool {
+        state == .running && !awaitingDisposition && now &- lastProgress > TaskRow.stallAfter
+    }
+
+    public static let stallAfter: UInt64 = 5_000_000_000
+}
+
+public struct HeaderLine: Equatable, Sendable {
+    public let name: String
+    public let value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}

@@ -1,0 +1,53 @@
+// One line of a task's delegate timeline; runs of the same progress call are folded into one line.
+import SluiceEngine
+
+public struct TimelineEntry: Equatable, Sendable {
+    public let name: String
+    /// What the call carried, already readable: "200", "allow", "task 4".
+    public var detail: String
+    /// How many calls this line stands for (more than one for folded progress calls).
+    public var count: Int
+    /// Bytes the folded calls carried.
+    public var bytes: Int64
+    public let time: UInt64
+
+    /// "didReceiveData x412 (6.4 MiB)", "didReceiveResponse 200", "didCompleteWithError nil".
+    public var text: String {
+        var s = name
+        if count > 1 { s += " x\(count)" }
+        if bytes > 0 { s += count > 1 || detail.isEmpty ? " (\(ByteCountText.format(bytes)))" : "" }
+        if !detail.isEmpty { s += " " + detail }
+        return s
+    }
+
+    /// The entry an event makes, or nil for events the timeline does not show (state changes are in the row).
+    static func make(_ event: TaskEvent, time: UInt64) -> TimelineEntry? {
+        func entry(_ detail: String, bytes: Int64 = 0) -> TimelineEntry {
+            TimelineEntry(name: event.name, detail: detail, count: 1, bytes: bytes, time: time)
+        }
+        switch event {
+        case .stateChanged: return nil
+        case .didReceiveResponse(let r):
+            var d = r.statusCode.map(String.init) ?? "-"
+            if let part = r.part { d += " part \(part)" }
+            return entry(d)
+        case .disposition(let d): return entry(d.rawValue)
+        case .didReceiveData(let bytes): return entry("", bytes: Int64(bytes))
+        case .didWriteData(let bytes, _, _), .didSendBodyData(let bytes, _, _): return entry("", bytes: bytes)
+        case .didCompleteWithError(let error): return entry(error.map { $0.code.rawValue } ?? "nil")
+        case .didBecomeDownloadTask(let id): return entry("task \(id)")
+        case .didFinishDownloadingTo: return entry("")
+        case .didResumeAtOffset(let offset, _): return entry("at \(ByteCountText.format(offset))")
+        }
+    }
+
+    /// Folds `next` into this entry when both are the same progress call.
+    mutating func absorb(_ next: TimelineEntry) -> Bool {
+        guard next.name == name, Self.folding.contains(name) else { return false }
+        count += next.count
+        bytes += next.bytes
+        return true
+    }
+
+    static let folding: Set<String> = ["didReceiveData", "didWriteData", "didSendBodyData"]
+}

@@ -1,0 +1,173 @@
+// The reducer, one event at a time: rows, progress, rates, timelines, conversions, selection, sort, filter.
+import Foundation
+import SluiceEngine
+import SluiceViewModel
+import Testing
+
+let second: UInt64 = 1_000_000_000
+
+func record(_ id: Int, _ event: TaskEvent, at time: UInt64) -> ModelEvent {
+    .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: time, event: event))
+}
+
+func response(_ status: Int = 200, length: Int64 = 1000, part: Int? = nil) -> Response {
+    Response(url: URL(string: "http://h/f")!, statusCode: status, headers: ["Content-Type": "text/plain; charset=utf-8"],
+             expectedContentLength: length, part: part)
+}
+
+func model(_ events: [ModelEvent]) -> Model {
+    var m = Model()
+    for e in events { m.apply(e) }
+    return m
+}
+
+@Suite struct ReducerTests {
+    let added = ModelEvent.added(id: 1, url: "http://h/f", kind: .data, requestHeaders: [HeaderLine("Accept", "*/*")])
+
+    @Test func anAddedTaskIsSuspendedAndSelected() {
+        let m = model([added])
+        #expect(m.rows.count == 1)
+        #expect(m.row(1)?.state == .suspended)
+        #expect(m.row(1)?.expected == -1)
+        #expect(m.row(1)?.fraction == nil)
+        #expect(m.selectedID == 1)
+    }
+
+    @Test func theResponseWaitsForItsDisposition() {
+        let m = model([added, record(1, .stateChanged(.running), at: 1), record(1, .didReceiveResponse(response()), at: 2)])
+        let row = m.row(1)
+        #expect(row?.awaitingDisposition == true)
+        #expect(row?.status == 200)
+        #expect(row?.contentType == "text/plain")
+        #expect(row?.expected == 1000)
+        #expect(row?.responseHeaders == [HeaderLine("Content-Type", "text/plain; charset=utf-8")])
+        #expect(row?.bytesPerSecond(now: 3) == nil, "no rate while awaiting")
+        var answered = m
+        answered.apply(record(1, .disposition(.allow), at: 3))
+        #expect(answered.row(1)?.awaitingDisposition == false)
+    }
+
+    @Test func dataEventsCountBytesAndChunksAndFoldInTheTimeline() {
+        var events = [added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response(length: 4000)), at: 1),
+                      record(1, .disposition(.allow), at: 2)]
+        for i in 0..<4 { events.append(record(1, .didReceiveData(bytes: 1000), at: 3 + UInt64(i))) }
+        events.append(record(1, .stateChanged(.completed), at: 10))
+        events.append(record(1, .didCompleteWithError(nil), at: 11))
+        let row = model(events).row(1)
+        #expect(row?.bytes == 4000)
+        #expect(row?.chunks == 4)
+        #expect(row?.fraction == 1)
+        #expect(row?.outcome == .finished)
+        #expect(row?.timeline.map(\.text) == ["didReceiveResponse 200", "disposition allow", "didReceiveData x4 (3.9 KiB)",
+                                             "didCompleteWithError nil"])
+    }
+
+    @Test func rateComesFromAWindowOfSecondsAndFallsWhenBytesStop() {
+        var m = model([added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response(length: 100_000_000)), at: 0),
+                       record(1, .disposition(.allow), at: 0)])
+        for i in 1...10 { m.apply(record(1, .didReceiveData(bytes: 500_000), at: UInt64(i) * second / 2)) }
+        // 5 MB over the 4.5 s between the first and last sample.
+        let rate = m.row(1)?.bytesPerSecond(now: 5 * second) ?? 0
+        #expect(abs(rate - 1_000_000) < 1)
+        let eta = m.row(1)?.eta(now: 5 * second) ?? 0
+        #expect(abs(eta - 95) < 0.01)
+        #expect(m.row(1)?.isStalled(now: 6 * second) == false)
+        m.apply(.tick(12 * second))
+        #expect(m.row(1)?.isStalled(now: 12 * second) == true)
+        #expect((m.row(1)?.bytesPerSecond(now: 12 * second) ?? 1) == 0, "no bytes in the last five seconds")
+    }
+
+    @Test func failureAndCancellationAreOutcomes() {
+        let failed = model([added, record(1, .didCompleteWithError(TransferError(.networkConnectionLost, "gone")), at: 1)])
+        #expect(failed.row(1)?.outcome == .failed("gone"))
+        let cancelled = model([added, record(1, .didCompleteWithError(TransferError(.cancelled, "cancelled")), at: 1)])
+        #expect(cancelled.row(1)?.outcome == .cancelled)
+    }
+
+    @Test func becomingADownloadAddsTheDownloadRowAndMovesTheSelection() {
+        let m = model([added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response()), at: 1),
+                       record(1, .disposition(.becomeDownload), at: 2), record(1, .didBecomeDownloadTask(2), at: 3),
+                       record(1, .stateChanged(.completed), at: 3), record(2, .stateChanged(.running), at: 3),
+                       record(2, .didWriteData(bytes: 600, total: 600, expected: 1000), at: 4)])
+        #expect(m.row(1)?.becameTask == 2)
+        #expect(m.row(1)?.state == .completed)
+        #expect(m.row(2)?.kind == .download)
+        #expect(m.row(2)?.cameFromTask == 1)
+        #expect(m.row(2)?.url == "http://h/f")
+        #expect(m.row(2)?.fraction == 0.6)
+        #expect(m.selectedID == 2)
+    }
+
+    @Test func multipartCountsPartsWithUnknownLength() {
+        let m = model([added, record(1, .didReceiveResponse(response(part: 0)), at: 1), record(1, .disposition(.allow), at: 2),
+                       record(1, .didReceiveResponse(response(part: 1)), at: 3)])
+        #expect(m.row(1)?.parts == 2)
+        #expect(m.row(1)?.expected == -1)
+        #expect(m.row(1)?.timeline.last?.text == "didReceiveResponse 200 part 1")
+    }
+
+    @Test func aResumedDownloadStartsAtItsOffset() {
+        let m = model([.added(id: 3, url: "u", kind: .download, requestHeaders: []),
+                       record(3, .didResumeAtOffset(offset: 700, expected: 1000), at: 1)])
+        #expect(m.row(3)?.bytes == 700)
+        #expect(m.row(3)?.fraction == 0.7)
+    }
+
+    @Test func theTimelineKeepsABoundedHistory() {
+        var m = model([added])
+        for i in 0..<(Model.timelineLimit + 50) {
+            m.apply(record(1, .didReceiveResponse(response(part: i)), at: UInt64(i)))
+        }
+        #expect(m.row(1)?.timeline.count == Model.timelineLimit)
+        #expect(m.row(1)?.timeline.last?.text == "didReceiveResponse 200 part \(Model.timelineLimit + 49)")
+    }
+}
+
+@Suite struct SelectionSortFilterTests {
+    func three() -> Model {
+        model([.added(id: 1, url: "http://a/zeta", kind: .data, requestHeaders: []),
+               .added(id: 2, url: "http://a/alpha", kind: .data, requestHeaders: []),
+               .added(id: 3, url: "http://b/mid", kind: .download, requestHeaders: []),
+               record(3, .didWriteData(bytes: 5, total: 5, expected: 10), at: 1),
+               record(1, .stateChanged(.completed), at: 2), record(1, .didCompleteWithError(nil), at: 2)])
+    }
+
+    @Test func movesWithinTheVisibleRows() {
+        var m = three()
+        m.moveSelection(by: 1)
+        #expect(m.selectedID == 2)
+        m.moveSelection(by: 5)
+        #expect(m.selectedID == 3)
+        m.moveSelection(by: -9)
+        #expect(m.selectedID == 1)
+    }
+
+    @Test func filterMatchesTheURLIgnoringCase() {
+        var m = three()
+        m.filter = "ALPHA"
+        #expect(m.visibleRows.map(\.id) == [2])
+        m.moveSelection(by: 1)
+        #expect(m.selectedID == 2, "the selection lands on a visible row")
+    }
+
+    @Test func sortOrders() {
+        var m = three()
+        m.sort = .url
+        #expect(m.visibleRows.map(\.id) == [2, 1, 3])
+        m.sort = .progress
+        #expect(m.visibleRows.map(\.id) == [3, 2, 1] || m.visibleRows.first?.id == 1)
+        m.sort = .state
+        #expect(m.visibleRows.last?.id == 1, "completed rows last")
+        #expect(SortOrder.url.next == .added)
+    }
+
+    @Test func onlyFinishedRowsCanBeRemoved() {
+        var m = three()
+        let refused = m.remove(2)
+        #expect(!refused)
+        let removed = m.remove(1)
+        #expect(removed)
+        #expect(m.rows.map(\.id) == [2, 3])
+        #expect(m.selectedID == 2)
+    }
+}
