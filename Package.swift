@@ -28,6 +28,16 @@ let package = Package(
             name: "SluiceViewModel",
             dependencies: ["SluiceEngine"]
         ),
+        // ncursesw for Swift: wrappers for the macros Swift cannot import.
+        .target(
+            name: "CNcurses",
+            linkerSettings: [.linkedLibrary("ncursesw")]
+        ),
+        // The terminal UI: a pure renderer and key handler, themes, and the one file that calls curses.
+        .target(
+            name: "SluiceTUI",
+            dependencies: ["SluiceViewModel", "SluiceEngine", "CNcurses"]
+        ),
         // A misbehaving-on-purpose HTTP server on 127.0.0.1 for tests and `sluice demo`.
         .target(
             name: "SluiceScenarioServer",
@@ -43,6 +53,7 @@ let package = Package(
             dependencies: [
                 "SluiceEngine",
                 "SluiceViewModel",
+                "SluiceTUI",
                 "SluiceScenarioServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -58,6 +69,10 @@ let package = Package(
         .testTarget(
             name: "SluiceCLITests",
             dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer"]
+        ),
+        .testTarget(
+            name: "SluiceTUITests",
+            dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"]
         ),
         .testTarget(
             name: "SluiceViewModelTests",

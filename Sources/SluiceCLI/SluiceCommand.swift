@@ -13,7 +13,9 @@ public struct SluiceCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
-        subcommands: [DemoCommand.self, GetCommand.self, PutCommand.self, ServeCommand.self]
+        discussion: "sluice URL... opens the UI with those URLs as data tasks; press ? in it for the keys.",
+        subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, ServeCommand.self],
+        defaultSubcommand: OpenCommand.self
     )
 
     public init() {}

@@ -13,7 +13,8 @@ import NIOHTTP1
 /// Paths (query parameters in brackets, sizes in bytes, times in milliseconds):
 /// - `/bytes/N` pattern body with Content-Length, ETag, Last-Modified and Range support [chunked=1;
 ///   ranges=0: Range ignored; drop=M: a request without Range loses its connection after M bytes;
-///   stall=M: a request without Range gets M bytes, then silence]
+///   stall=M: a request without Range gets M bytes, then silence; name=F: Content-Disposition filename F
+///   (also on /drip)]
 /// - `/drip?bytes=N&chunk=K&interval=MS` a slow chunked body
 /// - `/multipart?parts=N&size=K&interval=MS` multipart/x-mixed-replace
 /// - `/drop?bytes=N&after=M` chunked body, connection closed after M bytes
@@ -91,6 +92,7 @@ final class ScenarioHandler: ChannelInboundHandler {
         case "drip":
             var headers = HTTPHeaders([("Content-Type", "application/octet-stream")])
             headers.add(name: "Cache-Control", value: "no-store")
+            if let name = query["name"] { headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(name)\"") }
             writeHead(context, .ok, headers)
             drip(context: context, offset: 0, remaining: Int64(query.int("bytes", 4096)),
                  chunk: query.int("chunk", 256), interval: query.int("interval", 50), keepAlive: keepAlive)
@@ -157,6 +159,9 @@ final class ScenarioHandler: ChannelInboundHandler {
         var headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("ETag", etag),
                                    ("Last-Modified", Self.lastModified)])
         if rangesHonoured { headers.add(name: "Accept-Ranges", value: "bytes") }
+        if let name = Self.split(head.uri).1["name"] {
+            headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(name)\"")
+        }
         var range = RangeRequest.whole(total)
         if !chunked, rangesHonoured, let value = head.headers.first(name: "Range") {
             let ifRange = head.headers.first(name: "If-Range")

@@ -84,8 +84,9 @@ public struct Model: Equatable, Sendable {
 
     public mutating func apply(_ event: ModelEvent) {
         switch event {
-        case .added(let id, let url, let kind, let headers):
-            insert(TaskRow(id: id, url: url, kind: kind, requestHeaders: headers, at: now))
+        case .added(let id, let url, let kind, let headers, let time):
+            now = max(now, time)
+            insert(TaskRow(id: id, url: url, kind: kind, requestHeaders: headers, at: time))
         case .engine(let record):
             apply(record.event, to: record.taskIdentifier, at: record.uptimeNanoseconds)
         case .saved(let id, let path):

@@ -3,7 +3,7 @@ import SluiceEngine
 
 public enum ModelEvent: Sendable {
     /// A task the app created (created suspended; its events follow).
-    case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine])
+    case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine], at: UInt64)
     case engine(TaskEventRecord)
     /// A finished download was moved to `path`.
     case saved(id: Int, path: String)

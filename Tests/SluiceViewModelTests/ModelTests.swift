@@ -22,7 +22,7 @@ func model(_ events: [ModelEvent]) -> Model {
 }
 
 @Suite struct ReducerTests {
-    let added = ModelEvent.added(id: 1, url: "http://h/f", kind: .data, requestHeaders: [HeaderLine("Accept", "*/*")])
+    let added = ModelEvent.added(id: 1, url: "http://h/f", kind: .data, requestHeaders: [HeaderLine("Accept", "*/*")], at: 0)
 
     @Test func anAddedTaskIsSuspendedAndSelected() {
         let m = model([added])
@@ -107,7 +107,7 @@ func model(_ events: [ModelEvent]) -> Model {
     }
 
     @Test func aResumedDownloadStartsAtItsOffset() {
-        let m = model([.added(id: 3, url: "u", kind: .download, requestHeaders: []),
+        let m = model([.added(id: 3, url: "u", kind: .download, requestHeaders: [], at: 0),
                        record(3, .didResumeAtOffset(offset: 700, expected: 1000), at: 1)])
         #expect(m.row(3)?.bytes == 700)
         #expect(m.row(3)?.fraction == 0.7)
@@ -125,9 +125,9 @@ func model(_ events: [ModelEvent]) -> Model {
 
 @Suite struct SelectionSortFilterTests {
     func three() -> Model {
-        model([.added(id: 1, url: "http://a/zeta", kind: .data, requestHeaders: []),
-               .added(id: 2, url: "http://a/alpha", kind: .data, requestHeaders: []),
-               .added(id: 3, url: "http://b/mid", kind: .download, requestHeaders: []),
+        model([.added(id: 1, url: "http://a/zeta", kind: .data, requestHeaders: [], at: 0),
+               .added(id: 2, url: "http://a/alpha", kind: .data, requestHeaders: [], at: 0),
+               .added(id: 3, url: "http://b/mid", kind: .download, requestHeaders: [], at: 0),
                record(3, .didWriteData(bytes: 5, total: 5, expected: 10), at: 1),
                record(1, .stateChanged(.completed), at: 2), record(1, .didCompleteWithError(nil), at: 2)])
     }

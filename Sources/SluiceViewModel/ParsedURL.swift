@@ -8,9 +8,9 @@ import Foundation
 import Glibc
 #endif
 
-enum ParsedURL {
+public enum ParsedURL {
     /// Accepts absolute http, https, file and data URLs; anything else is refused before a transfer starts.
-    static func parse(_ text: String) -> URL? {
+    public static func parse(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               ["http", "https", "file", "data"].contains(scheme) else { return nil }
         if scheme == "http" || scheme == "https" {

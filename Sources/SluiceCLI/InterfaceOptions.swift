@@ -1,0 +1,67 @@
+// What `sluice URL...` and `sluice demo` share: where downloads go, the theme, and running the UI (or plain
+// progress lines when standard output is not a terminal).
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceTUI
+import SluiceViewModel
+
+struct InterfaceOptions: ParsableArguments {
+    @Option(help: "Where downloads (converted tasks) are saved; the current directory by default.")
+    var outputDir: String = "."
+
+    @Option(help: "A theme name from themes/ (default, light, mono) or a path to a theme file.")
+    var theme: String = "default"
+
+    /// Checks everything before the terminal is touched, so an error never leaves a half-drawn screen.
+    func prepare() throws -> (directory: String, theme: Theme, useColor: Bool) {
+        var info = stat()
+        guard stat(outputDir, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(outputDir)) does not exist")
+        }
+        guard access(outputDir, W_OK) == 0 else {
+            throw CLIFailure(code: 1, message: "no permission to write in \(Sanitized.text(outputDir))")
+        }
+        let directory = realpath(outputDir, nil).map { p in
+            defer { free(p) }
+            return String(cString: p)
+        } ?? outputDir
+        let loaded: Theme
+        do {
+            loaded = try ThemeLoader.load(theme)
+        } catch {
+            throw CLIFailure(code: 1, message: "theme: " + Sanitized.text(error.description))
+        }
+        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false  // https://no-color.org
+        return (directory, loaded, !noColor)
+    }
+
+    /// The UI on a terminal, plain lines otherwise. Ctrl-C and SIGTERM end it with the terminal restored.
+    func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool) throws {
+        let stop = StopFlag()
+        let trap = SignalTrap { _ in stop.set() }
+        defer { withExtendedLifetime(trap) {} }
+        if interactive {
+            Screen.prepareLocale()
+            do {
+                try app.runInterface(theme: theme, useColor: useColor, stop: stop)
+            } catch {
+                throw CLIFailure(code: 1, message: error.description)
+            }
+        } else {
+            app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
+        }
+        app.session.invalidateAndCancel()
+    }
+}
+
+extension InterfaceOptions {
+    /// True when the UI can take over the terminal.
+    static var isTerminal: Bool { isatty(1) == 1 && isatty(0) == 1 }
+}

@@ -1,0 +1,90 @@
+// Every key the UI answers, in one list: the key map, the key bar and the help screen are all built from it,
+// so no key is shown that does nothing and no working key goes unlisted.
+
+public enum Action: String, CaseIterable, Sendable {
+    case resume, suspend, cancel, convert, add, remove, filter, sort, pane, up, down, help, quit
+
+    /// The keys, as `Key` values and as the help screen spells them.
+    public var keys: [Key] {
+        switch self {
+        case .resume: [.character("r")]
+        case .suspend: [.character("s")]
+        case .cancel: [.character("c")]
+        case .convert: [.character("d")]
+        case .add: [.character("a")]
+        case .remove: [.character("x")]
+        case .filter: [.character("/")]
+        case .sort: [.character("o")]
+        case .pane: [.tab]
+        case .up: [.up, .character("k")]
+        case .down: [.down, .character("j")]
+        case .help: [.character("?")]
+        case .quit: [.character("q")]
+        }
+    }
+
+    /// A word for the key bar.
+    public var label: String {
+        switch self {
+        case .resume: "resume"
+        case .suspend: "suspend"
+        case .cancel: "cancel"
+        case .convert: "download"
+        case .add: "add"
+        case .remove: "remove"
+        case .filter: "filter"
+        case .sort: "sort"
+        case .pane: "pane"
+        case .up: "up"
+        case .down: "down"
+        case .help: "help"
+        case .quit: "quit"
+        }
+    }
+
+    public var summary: String {
+        switch self {
+        case .resume: "resume a suspended task; allow a task awaiting its response"
+        case .suspend: "suspend a running task (its bytes really stop)"
+        case .cancel: "cancel a task; cancel a task awaiting its response"
+        case .convert: "turn the task into a download (saved in the output directory)"
+        case .add: "add a URL as a new data task"
+        case .remove: "remove a completed task from the list"
+        case .filter: "show only tasks whose URL contains some text"
+        case .sort: "sort by order added, progress, state or URL"
+        case .pane: "switch between the task list and the detail pane"
+        case .up: "select the task above (in the detail pane: scroll)"
+        case .down: "select the task below (in the detail pane: scroll)"
+        case .help: "show or hide this help"
+        case .quit: "quit (asks first while transfers run)"
+        }
+    }
+
+    /// The key bar shows these, in this order, as far as the width allows.
+    public static let keyBar: [Action] = [.resume, .suspend, .cancel, .convert, .add, .remove, .filter, .help, .quit]
+
+    public static func action(for key: Key) -> Action? { allCases.first { $0.keys.contains(key) } }
+}
+
+/// A key press, already decoded from curses.
+public enum Key: Equatable, Hashable, Sendable {
+    case character(Character)
+    case up, down, left, right, pageUp, pageDown, tab, enter, escape, backspace, resize
+
+    public var name: String {
+        switch self {
+        case .character(let c): String(c)
+        case .up: "↑"
+        case .down: "↓"
+        case .left: "←"
+        case .right: "→"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
+        case .tab: "Tab"
+        case .enter: "Enter"
+        case .escape: "Esc"
+        case .backspace: "Backspace"
+        case .resize: "resize"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+// The selected task in full: request and response headers, status, type, length, chunks, parts, and its
+// delegate timeline as readable lines.
+import SluiceEngine
+import SluiceViewModel
+
+enum DetailPane {
+    static func lines(_ row: TaskRow?, now: UInt64, scroll: Int) -> [StyledLine] {
+        guard let row else { return [StyledLine(" No task selected.", .help)] }
+        var lines: [StyledLine] = []
+        func pair(_ items: [(String, String)]) {
+            var spans: [Span] = [Span(" ", .detailValue)]
+            for (label, value) in items where !value.isEmpty {
+                spans.append(Span(label + " ", .detailLabel))
+                spans.append(Span(Sanitized.text(value) + "  ", .detailValue))
+            }
+            lines.append(StyledLine(spans))
+        }
+        pair([("task", "#\(row.id) \(row.kind.rawValue)"), ("url", row.url)])
+        var state = row.awaitingDisposition ? "awaiting disposition (r allow, c cancel, d download)" : row.state.rawValue
+        switch row.outcome {
+        case .finished: state += ", finished"
+        case .failed(let why): state += ", failed: " + why
+        case .cancelled: state += ", cancelled"
+        case nil: break
+        }
+        if let next = row.becameTask { state += ", became download #\(next)" }
+        if let from = row.cameFromTask { state += " (converted from #\(from))" }
+        pair([("state", state)])
+        let length = row.expected >= 0 ? ByteCountText.format(row.expected) : "unknown"
+        pair([("status", row.status.map(String.init) ?? "-"), ("type", row.contentType ?? ""), ("length", length),
+              ("received", ByteCountText.format(row.bytes)), ("chunks", String(row.chunks)),
+              ("parts", row.parts > 0 ? String(row.parts) : ""), ("sent", row.sent > 0 ? ByteCountText.format(row.sent) : "")])
+        if let path = row.savedPath { pair([("saved", path)]) }
+        if let note = row.note { pair([("note", note)]) }
+        header("Request headers", &lines)
+        for h in row.requestHeaders { field(h, &lines) }
+        header("Response headers", &lines)
+        for h in row.responseHeaders { field(h, &lines) }
+        header("Delegate timeline", &lines)
+        for entry in row.timeline {
+            let at = entry.time >= row.added ? "+" + Format.seconds(entry.time - row.added) : ""
+            lines.append(StyledLine([Span("  " + TextWidth.fit(at, to: 9), .detailLabel),
+                                     Span(Sanitized.text(entry.text), .timeline)]))
+        }
+        return Array(lines.dropFirst(min(scroll, max(0, lines.count - 1))))
+    }
+
+    private static func header(_ title: String, _ lines: inout [StyledLine]) {
+        lines.append(StyledLine(" " + title, .header))
+    }
+
+    private static func field(_ h: HeaderLine, _ lines: inout [StyledLine]) {
+        lines.append(StyledLine([Span("  " + Sanitized.text(h.name) + ": ", .detailLabel), Span(Sanitized.text(h.value), .detailValue)]))
+    }
+}

@@ -1,0 +1,98 @@
+// Keys to state changes and commands, as a pure function: every action of the registry, in every mode.
+import SluiceViewModel
+
+public enum KeyHandler {
+    public static func handle(_ key: Key, ui: inout UIState, model: inout Model) -> [UICommand] {
+        switch ui.mode {
+        case .help:
+            if key == .escape || key == .character("?") || key == .character("q") { ui.mode = .normal }
+            return []
+        case .confirmQuit:
+            if key == .character("y") || key == .character("Y") { return [.quit] }
+            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
+            return []
+        case .prompt(let kind, let text):
+            return prompt(kind, text, key, ui: &ui, model: &model)
+        case .normal:
+            if key == .escape {
+                if !model.filter.isEmpty { model.filter = "" }
+                ui.message = nil
+                return []
+            }
+            if key == .pageUp || key == .pageDown {
+                let step = key == .pageUp ? -10 : 10
+                if ui.pane == .detail { ui.detailScroll = max(0, ui.detailScroll + step) } else { model.moveSelection(by: step) }
+                return []
+            }
+            guard let action = Action.action(for: key) else { return [] }
+            return perform(action, ui: &ui, model: &model)
+        }
+    }
+
+    private static func perform(_ action: Action, ui: inout UIState, model: inout Model) -> [UICommand] {
+        ui.message = nil
+        switch action {
+        case .resume, .suspend, .cancel, .convert:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            switch action {
+            case .resume: return [.intent(.resume(row.id))]
+            case .suspend: return [.intent(.suspend(row.id))]
+            case .cancel: return [.intent(.cancel(row.id))]
+            default: return [.intent(.convert(row.id))]
+            }
+        case .add:
+            ui.mode = .prompt(.addURL, "")
+        case .remove:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            if !model.remove(row.id) { ui.message = "only completed tasks can be removed" }
+        case .filter:
+            ui.mode = .prompt(.filter, model.filter)
+        case .sort:
+            model.sort = model.sort.next
+            ui.message = "sorted by \(model.sort.rawValue)"
+        case .pane:
+            ui.pane = ui.pane == .list ? .detail : .list
+            ui.detailScroll = 0
+        case .up, .down:
+            let step = action == .up ? -1 : 1
+            if ui.pane == .detail { ui.detailScroll = max(0, ui.detailScroll + step) } else { model.moveSelection(by: step) }
+        case .help:
+            ui.mode = .help
+        case .quit:
+            if model.runningCount > 0 { ui.mode = .confirmQuit } else { return [.quit] }
+        }
+        return []
+    }
+
+    private static func prompt(_ kind: UIState.Prompt, _ text: String, _ key: Key, ui: inout UIState,
+                               model: inout Model) -> [UICommand] {
+        var text = text
+        switch key {
+        case .escape:
+            ui.mode = .normal
+            if kind == .filter { model.filter = "" }
+            return []
+        case .enter:
+            ui.mode = .normal
+            let entered = text.trimmingBlanks()
+            if kind == .addURL, !entered.isEmpty { return [.intent(.add(entered))] }
+            return []
+        case .backspace:
+            if !text.isEmpty { text.removeLast() }
+        case .character(let c):
+            guard !c.isNewline, c.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else { return [] }
+            if text.count < 2048 { text.append(c) }
+        default:
+            return []
+        }
+        ui.mode = .prompt(kind, text)
+        if kind == .filter { model.filter = text }  // the list narrows while typing
+        return []
+    }
+}

@@ -1,0 +1,96 @@
+// The whole screen as a pure function of the model, the UI state and the terminal size: lines of styled text,
+// each exactly `width` columns wide. Server text is sanitized here, before it is measured or drawn.
+import SluiceEngine
+import SluiceViewModel
+
+public enum Renderer {
+    public static let minimumWidth = 20
+    public static let minimumHeight = 5
+
+    public static func render(model: Model, ui: UIState, width: Int, height: Int) -> [StyledLine] {
+        guard width >= minimumWidth, height >= minimumHeight else { return tooSmall(width: width, height: height) }
+        var lines: [StyledLine] = [titleLine(model, ui)]
+        let bodyHeight = height - 2
+        switch ui.mode {
+        case .help:
+            lines += helpLines(height: bodyHeight)
+        default:
+            lines += body(model, ui, width: width, height: bodyHeight)
+        }
+        lines.append(bottomLine(model, ui))
+        return lines.prefix(height).map { $0.fitted(to: width, fill: fillElement(of: $0)) }
+    }
+
+    private static func fillElement(of line: StyledLine) -> Element {
+        guard let first = line.spans.first else { return .help }
+        return [.title, .selected, .header].contains(first.element) ? first.element : .help
+    }
+
+    private static func tooSmall(width: Int, height: Int) -> [StyledLine] {
+        let text = "Sluice needs \(minimumWidth)x\(minimumHeight) (now \(width)x\(height))"
+        return (0..<max(0, height)).map { i in
+            StyledLine(i == 0 ? TextWidth.fit(text, to: max(0, width)) : String(repeating: " ", count: max(0, width)), .message)
+        }
+    }
+
+    // MARK: Title and bottom lines
+
+    private static func titleLine(_ model: Model, _ ui: UIState) -> StyledLine {
+        let total = model.rows.reduce(0.0) { $0 + ($1.bytesPerSecond(now: model.now) ?? 0) }
+        var text = " Sluice  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(model.runningCount) active"
+        if total > 0 { text += " · " + Format.rate(total) }
+        if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
+        if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) }
+        var spans = [Span(text, .title)]
+        if let message = ui.message { spans.append(Span("  " + Sanitized.text(message), .message)) }
+        return StyledLine(spans)
+    }
+
+    private static func bottomLine(_ model: Model, _ ui: UIState) -> StyledLine {
+        switch ui.mode {
+        case .prompt(let kind, let text):
+            let label = kind == .addURL ? "Add URL: " : "Filter: "
+            return StyledLine([Span(label, .prompt), Span(Sanitized.text(text) + "▏", .prompt)])
+        case .confirmQuit:
+            return StyledLine("Transfers are still running. Quit and cancel them? (y/n)", .prompt)
+        case .help:
+            return StyledLine([Span("Esc", .key), Span(" close help", .keyHelp)])
+        case .normal:
+            var spans: [Span] = []
+            for action in Action.keyBar {
+                spans.append(Span(action.keys[0].name, .key))
+                spans.append(Span(" \(action.label)  ", .keyHelp))
+            }
+            return StyledLine(spans)
+        }
+    }
+
+    private static func helpLines(height: Int) -> [StyledLine] {
+        var lines = [StyledLine(" Keys", .header)]
+        for action in Action.allCases {
+            let keys = action.keys.map(\.name).joined(separator: " ")
+            lines.append(StyledLine([Span("  " + TextWidth.fit(keys, to: 8), .key), Span(action.summary, .help)]))
+        }
+        lines.append(StyledLine([Span("  " + TextWidth.fit("Esc", to: 8), .key), Span("close a prompt or this help", .help)]))
+        return pad(lines, to: height)
+    }
+
+    private static func pad(_ lines: [StyledLine], to height: Int) -> [StyledLine] {
+        Array(lines.prefix(height)) + Array(repeating: StyledLine("", .help), count: max(0, height - lines.count))
+    }
+
+    // MARK: List and detail
+
+    private static func body(_ model: Model, _ ui: UIState, width: Int, height: Int) -> [StyledLine] {
+        if ui.pane == .detail { return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll), to: height) }
+        // A detail pane under the list when there is room for both; Tab shows it alone on small screens.
+        let detailHeight = height >= 14 ? height * 2 / 5 : 0
+        let listHeight = height - detailHeight
+        var lines = TaskList.lines(model, width: width, height: listHeight)
+        if detailHeight > 0 {
+            lines.append(StyledLine(String(repeating: "─", count: width), .header))
+            lines += pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll), to: detailHeight - 1)
+        }
+        return lines
+    }
+}

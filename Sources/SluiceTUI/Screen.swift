@@ -1,0 +1,122 @@
+// The one file that calls curses: start and restore the terminal, draw styled lines, read keys.
+import CNcurses
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class Screen {
+    private var attributes: [Element: Int32] = [:]
+    private var stopped = false
+    private var screen: OpaquePointer?
+
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Takes over the terminal (alternate screen, no echo, keys decoded). `useColor` false draws attributes only.
+    public init(theme: Theme, useColor: Bool) throws(StartError) {
+        guard let term = sluice_newterm() else {
+            throw StartError(description: "cannot start the terminal UI (is TERM set to a terminal curses knows?)")
+        }
+        screen = term
+        _ = set_term(term)
+        _ = cbreak()
+        _ = noecho()
+        _ = nonl()
+        _ = keypad(sluice_stdscr(), true)
+        _ = curs_set(0)
+        _ = set_escdelay(25)
+        configure(theme: theme, useColor: useColor && has_colors())
+    }
+
+    deinit { stop() }
+
+    private func configure(theme: Theme, useColor: Bool) {
+        if useColor {
+            _ = start_color()
+            _ = use_default_colors()
+        }
+        let eightColors = sluice_colors() < 16
+        for (i, element) in Element.allCases.enumerated() {
+            var style = useColor ? theme.style(element) : theme.style(element).monochrome
+            var attr = sluice_a_normal()
+            if useColor {
+                if eightColors && (style.foreground.number >= 8) { style.bold = true }
+                let fg = eightColors ? style.foreground.base : style.foreground
+                let bg = eightColors ? style.background.base : style.background
+                _ = init_pair(Int16(i + 1), Int16(fg.number), Int16(bg.number))
+                attr |= sluice_color_pair(Int32(i + 1))
+            }
+            if style.bold { attr |= sluice_a_bold() }
+            if style.dim { attr |= sluice_a_dim() }
+            if style.underline { attr |= sluice_a_underline() }
+            if style.reverse { attr |= sluice_a_reverse() }
+            attributes[element] = attr
+        }
+    }
+
+    public var size: (width: Int, height: Int) { (Int(sluice_cols()), Int(sluice_lines())) }
+
+    /// Draws every line from column 0; the renderer made each exactly as wide as the screen.
+    public func draw(_ lines: [StyledLine]) {
+        for (y, line) in lines.enumerated() {
+            var x: Int32 = 0
+            for span in line.spans where !span.text.isEmpty {
+                _ = sluice_attrset(attributes[span.element] ?? sluice_a_normal())
+                _ = sluice_mvaddstr(Int32(y), x, span.text)
+                x += Int32(TextWidth.of(span.text))
+            }
+        }
+        _ = sluice_attrset(sluice_a_normal())
+        _ = refresh()
+    }
+
+    /// The next key, or nil when none came within `milliseconds`.
+    public func readKey(milliseconds: Int32) -> Key? {
+        timeout(milliseconds)
+        var c: wint_t = 0
+        let kind = sluice_get_wch(&c)
+        if kind == sluice_key_code_yes() {
+            switch Int32(c) {
+            case sluice_key_resize(): return .resize
+            case sluice_key_up(): return .up
+            case sluice_key_down(): return .down
+            case sluice_key_left(): return .left
+            case sluice_key_right(): return .right
+            case sluice_key_ppage(): return .pageUp
+            case sluice_key_npage(): return .pageDown
+            case sluice_key_backspace(): return .backspace
+            case sluice_key_enter(): return .enter
+            case sluice_key_btab(): return .tab
+            default: return nil
+            }
+        }
+        guard kind == OK else { return nil }
+        switch c {
+        case 9: return .tab
+        case 10, 13: return .enter
+        case 27: return .escape
+        case 8, 127: return .backspace
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(c)) else { return nil }
+            return .character(Character(scalar))
+        }
+    }
+
+    /// Gives the terminal back as it was (main screen, echo, cursor). Safe to call more than once.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        _ = curs_set(1)
+        _ = endwin()
+        if let screen { delscreen(screen) }
+        screen = nil
+    }
+
+    /// Picks the user's locale, or a UTF-8 one when the user's cannot show wide characters.
+    public static func prepareLocale() {
+        _ = setlocale(LC_ALL, "")
+        let codeset = String(cString: sluice_codeset()).uppercased()
+        if codeset != "UTF-8" && codeset != "UTF8" { _ = setlocale(LC_ALL, "C.UTF-8") }
+    }
+}

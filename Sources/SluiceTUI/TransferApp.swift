@@ -1,0 +1,199 @@
+// The UI's controller: makes the tasks, carries engine events into the model, keys into intents, and runs
+// the draw loop at a few frames a second however many chunks arrive.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceViewModel
+import Synchronization
+
+public final class TransferApp: Sendable {
+    public let session: Session
+    private let delegate: TUIDelegate
+    private let inbox = EventInbox()
+
+    /// Downloads (converted data tasks) are saved in `outputDirectory`, which also holds their partial files.
+    public init(outputDirectory: String) {
+        let inbox = self.inbox
+        let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
+        delegate = TUIDelegate(outputDirectory: outputDirectory, post: post)
+        var configuration = SessionConfiguration.default
+        configuration.downloadDirectory = outputDirectory
+        session = Session(configuration: configuration, delegate: delegate, eventMonitor: { post(.engine($0)) })
+    }
+
+    /// Starts a data task; with `asks` its response waits for the user's r, c or d. Nil for a URL sluice refuses.
+    @discardableResult
+    public func add(_ text: String, asks: Bool = false) -> Int? {
+        guard let url = ParsedURL.parse(text) else { return nil }
+        let task = session.dataTask(with: url)
+        delegate.track(task, asks: asks)
+        let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
+        inbox.post(.added(id: task.taskIdentifier, url: url.absoluteString, kind: .data, requestHeaders: headers,
+                          at: DispatchTime.now().uptimeNanoseconds))
+        task.resume()
+        return task.taskIdentifier
+    }
+
+    /// Moves what the engine reported into `model`.
+    func drain(into model: inout Model) -> Bool {
+        let events = inbox.take()
+        for event in events { model.apply(event) }
+        return !events.isEmpty
+    }
+
+    /// Carries out an intent; returns a message for the user when it cannot be done.
+    func perform(_ intent: Intent) -> String? {
+        switch intent {
+        case .add(let text):
+            return add(text) == nil ? "not a URL sluice can fetch: \(text)" : nil
+        case .resume(let id):
+            if delegate.answer(id, .allow) { return nil }
+            guard let task = delegate.task(id) else { return "no such task" }
+            if task.state != .suspended { return "#\(id) is \(task.state.rawValue), not suspended" }
+            task.resume()
+        case .suspend(let id):
+            guard let task = delegate.task(id) else { return "no such task" }
+            if task.state != .running { return "#\(id) is \(task.state.rawValue), not running" }
+            task.suspend()
+        case .cancel(let id):
+            if delegate.answer(id, .cancel) { return nil }
+            guard let task = delegate.task(id) else { return "no such task" }
+            if task.state == .completed { return "#\(id) has already completed" }
+            task.cancel()
+        case .convert(let id):
+            if delegate.answer(id, .becomeDownload) { return nil }
+            guard let task = delegate.task(id) else { return "no such task" }
+            guard let dataTask = task as? DataTask else { return "#\(id) is already a download" }
+            if task.state == .completed { return "#\(id) has already completed" }
+            dataTask.convertToDownload()
+        }
+        return nil
+    }
+
+    /// Cancels everything still running (on quit).
+    public func cancelAll() {
+        for task in delegate.tasks where task.state != .completed { task.cancel() }
+    }
+
+    public var allCompleted: Bool { delegate.tasks.allSatisfy { $0.state == .completed } }
+
+    // MARK: The terminal UI
+
+    /// Runs until `q` (or a signal sets `stop`); the terminal is restored before this returns.
+    public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag) throws(Screen.StartError) {
+        let screen = try Screen(theme: theme, useColor: useColor)
+        defer { screen.stop() }
+        var model = Model()
+        var ui = UIState()
+        var lastDraw: UInt64 = 0
+        var dirty = true
+        while !stop.isSet {
+            let key = screen.readKey(milliseconds: 50)
+            let now = DispatchTime.now().uptimeNanoseconds
+            if drain(into: &model) { dirty = true }
+            if let key {
+                if key == .resize { dirty = true }
+                let commands = KeyHandler.handle(key, ui: &ui, model: &model)
+                for command in commands {
+                    switch command {
+                    case .quit:
+                        cancelAll()
+                        return
+                    case .intent(let intent):
+                        if let message = perform(intent) { ui.message = message }
+                    }
+                }
+                dirty = true
+                lastDraw = 0  // a key is answered at once
+            }
+            // A few frames a second while bytes flow; every event before then is folded into the model.
+            if now &- lastDraw >= 200_000_000 {
+                model.apply(.tick(now))
+                dirty = true
+            }
+            if dirty && now &- lastDraw >= 100_000_000 {
+                let size = screen.size
+                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height))
+                lastDraw = now
+                dirty = false
+            }
+        }
+        cancelAll()
+    }
+
+    // MARK: Plain progress (no terminal)
+
+    /// Prints one line per task about once a second and when it completes; returns when all have completed.
+    public func runPlain(stop: StopFlag, print: (String) -> Void) {
+        var model = Model()
+        var reported: Set<Int> = []
+        var lastPrint: UInt64 = 0
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            _ = drain(into: &model)
+            model.apply(.tick(now))
+            let periodic = now &- lastPrint >= 1_000_000_000
+            for row in model.rows where !reported.contains(row.id) {
+                if row.state == .completed && row.outcome != nil || row.becameTask != nil {
+                    print(PlainLine.text(row, now: now))
+                    reported.insert(row.id)
+                } else if periodic {
+                    print(PlainLine.text(row, now: now))
+                }
+            }
+            if periodic { lastPrint = now }
+            if stop.isSet { cancelAll() }
+            if allCompleted && model.rows.allSatisfy({ reported.contains($0.id) }) && inbox.isEmpty { return }
+            usleep(50_000)
+        }
+    }
+}
+
+/// One plain line per task for logs and pipes: no colour, no escape sequence.
+public enum PlainLine {
+    public static func text(_ row: TaskRow, now: UInt64) -> String {
+        var parts = ["#\(row.id)"]
+        switch (row.state, row.outcome) {
+        case (.completed, .failed(let why)): parts.append("failed: \(why)")
+        case (.completed, .cancelled): parts.append("cancelled")
+        case (.completed, _):
+            parts.append(row.becameTask.map { "became download #\($0)" } ?? "finished")
+        default: parts.append(row.awaitingDisposition ? "awaiting" : row.state.rawValue)
+        }
+        var size = ByteCountText.format(row.bytes)
+        if row.expected >= 0 { size += " of " + ByteCountText.format(row.expected) }
+        parts.append(size)
+        if let rate = row.bytesPerSecond(now: now) { parts.append(ByteCountText.format(Int64(rate)) + "/s") }
+        if let path = row.savedPath { parts.append("saved " + path) }
+        parts.append(row.url)
+        return Sanitized.text(parts.joined(separator: "  "))
+    }
+}
+
+/// Set from a signal handler's queue, read by the UI loop.
+public final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    public init() {}
+    public func set() { value.store(true, ordering: .relaxed) }
+    public var isSet: Bool { value.load(ordering: .relaxed) }
+}
+
+/// Engine events wait here (posted on the delegate queue) until the UI loop folds them into its model.
+final class EventInbox: Sendable {
+    private let events = Mutex<[ModelEvent]>([])
+    func post(_ event: ModelEvent) { events.withLock { $0.append(event) } }
+    func take() -> [ModelEvent] {
+        events.withLock { list in
+            defer { list.removeAll(keepingCapacity: true) }
+            return list
+        }
+    }
+    var isEmpty: Bool { events.withLock { $0.isEmpty } }
+}

@@ -1,0 +1,35 @@
+// A file name from a server (Content-Disposition or the URL) made safe to create in a directory the user chose:
+// no path separators, no `..`, no hidden or control characters, and never an existing file's name.
+
+public enum SafeFileName {
+    /// The last path component of `suggested`, cleaned; "download" when nothing usable is left.
+    public static func sanitize(_ suggested: String?) -> String {
+        let raw = suggested ?? ""
+        let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var scalars = String.UnicodeScalarView()
+        for s in last.unicodeScalars {
+            let v = s.value
+            if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || v == 0x202E { continue }
+            scalars.append(s)
+        }
+        var name = String(scalars).trimmingCharacters(" ")
+        while name.hasPrefix(".") { name.removeFirst() }  // no "..", no hidden file
+        name = name.trimmingCharacters(" ")
+        while name.utf8.count > 200 { name.removeLast() }
+        return name.isEmpty ? "download" : name
+    }
+
+    /// `name`, then `name.1`, `name.2`...: the candidates tried in turn until one can be created.
+    public static func candidate(_ name: String, attempt: Int) -> String {
+        attempt == 0 ? name : "\(name).\(attempt)"
+    }
+}
+
+extension String {
+    func trimmingCharacters(_ c: Character) -> String {
+        var s = Substring(self)
+        while s.first == c { s = s.dropFirst() }
+        while s.last == c { s = s.dropLast() }
+        return String(s)
+    }
+}
