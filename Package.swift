@@ -72,7 +72,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTUITests",
-            dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"]
+            dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"],
+            exclude: ["Snapshots"]  // text fixtures read by path
         ),
         .testTarget(
             name: "SluiceViewModelTests",

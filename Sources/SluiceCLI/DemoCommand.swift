@@ -21,7 +21,7 @@ struct DemoCommand: ParsableCommand {
         "/multipart?parts=60&size=4096&interval=400",
         "/bytes/4000000?name=awaiting-your-answer.bin",
         "/bytes/3000000?drop=1500000",
-        "/drip?bytes=30000000&chunk=16384&interval=20&name=worth-converting.bin",
+        "/drip?bytes=16000000&chunk=16384&interval=20&name=worth-converting.bin",
     ]
 
     mutating func run() throws {

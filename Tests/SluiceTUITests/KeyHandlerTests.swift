@@ -1,0 +1,104 @@
+// Keys, one at a time, in every mode: each registered action does what it says, and nothing else does anything.
+import SluiceEngine
+import SluiceTUI
+import SluiceViewModel
+import Testing
+
+@Suite struct KeyHandlerTests {
+    func press(_ keys: [Key], ui: inout UIState, model: inout Model) -> [UICommand] {
+        keys.flatMap { KeyHandler.handle($0, ui: &ui, model: &model) }
+    }
+
+    @Test func taskKeysBecomeIntentsForTheSelectedTask() {
+        var ui = UIState(), m = sampleModel()
+        m.select(3)
+        #expect(press([.character("r")], ui: &ui, model: &m) == [.intent(.resume(3))])
+        #expect(press([.character("s")], ui: &ui, model: &m) == [.intent(.suspend(3))])
+        #expect(press([.character("c")], ui: &ui, model: &m) == [.intent(.cancel(3))])
+        #expect(press([.character("d")], ui: &ui, model: &m) == [.intent(.convert(3))])
+    }
+
+    @Test func everyRegisteredActionHasAnEffect() {
+        for action in Action.allCases {
+            var ui = UIState(), m = sampleModel()
+            m.select(2)
+            if action == .remove { m.select(4) }  // a completed task can be removed
+            if action == .up { m.select(3) }
+            let before = (ui, m)
+            let commands = press([action.keys[0]], ui: &ui, model: &m)
+            #expect(!commands.isEmpty || ui != before.0 || m != before.1, "\(action) did nothing")
+        }
+    }
+
+    @Test func unlistedKeysDoNothing() {
+        var ui = UIState(), m = sampleModel()
+        let before = (ui, m)
+        #expect(press([.character("z"), .character("Q"), .left, .right], ui: &ui, model: &m).isEmpty)
+        #expect(ui == before.0 && m == before.1)
+    }
+
+    @Test func arrowsAndJKMoveTheSelectionTabScrollsTheDetail() {
+        var ui = UIState(), m = sampleModel()
+        m.select(1)
+        _ = press([.down, .character("j")], ui: &ui, model: &m)
+        #expect(m.selectedID == 3)
+        _ = press([.up], ui: &ui, model: &m)
+        #expect(m.selectedID == 2)
+        _ = press([.tab, .down, .down], ui: &ui, model: &m)
+        #expect(ui.pane == .detail)
+        #expect(ui.detailScroll == 2)
+        #expect(m.selectedID == 2, "in the detail pane the arrows scroll")
+    }
+
+    @Test func addPromptTypesEditsAndSubmits() {
+        var ui = UIState(), m = sampleModel()
+        let keys: [Key] = [.character("a")] + "http://x/yy".map { .character($0) } + [.backspace, .enter]
+        #expect(press(keys, ui: &ui, model: &m) == [.intent(.add("http://x/y"))])
+        #expect(ui.mode == .normal)
+        _ = press([.character("a"), .character("h"), .escape], ui: &ui, model: &m)
+        #expect(ui.mode == .normal, "Escape closes the prompt without adding")
+    }
+
+    @Test func filterNarrowsWhileTypingAndEscapeClearsIt() {
+        var ui = UIState(), m = sampleModel()
+        _ = press([.character("/"), .character("d"), .character("r")], ui: &ui, model: &m)
+        #expect(m.visibleRows.map(\.id) == [4])
+        _ = press([.enter], ui: &ui, model: &m)
+        #expect(m.filter == "dr")
+        _ = press([.escape], ui: &ui, model: &m)
+        #expect(m.filter.isEmpty)
+    }
+
+    @Test func quitAsksWhileTransfersRun() {
+        var ui = UIState(), m = sampleModel()
+        #expect(press([.character("q")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .confirmQuit)
+        #expect(press([.character("n")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .normal)
+        #expect(press([.character("q"), .character("y")], ui: &ui, model: &m) == [.quit])
+        var idle = Model()
+        var quiet = UIState()
+        #expect(KeyHandler.handle(.character("q"), ui: &quiet, model: &idle) == [.quit], "nothing running: no question")
+    }
+
+    @Test func helpOpensAndEscapeOrQuestionMarkCloses() {
+        var ui = UIState(), m = sampleModel()
+        _ = press([.character("?")], ui: &ui, model: &m)
+        #expect(ui.mode == .help)
+        _ = press([.character("r")], ui: &ui, model: &m)
+        #expect(ui.mode == .help, "keys do not act behind the help")
+        _ = press([.escape], ui: &ui, model: &m)
+        #expect(ui.mode == .normal)
+    }
+
+    @Test func removeRefusesARunningTask() {
+        var ui = UIState(), m = sampleModel()
+        m.select(1)
+        _ = press([.character("x")], ui: &ui, model: &m)
+        #expect(m.row(1) != nil)
+        #expect(ui.message == "only completed tasks can be removed")
+        m.select(4)
+        _ = press([.character("x")], ui: &ui, model: &m)
+        #expect(m.row(4) == nil)
+    }
+}
