@@ -45,7 +45,11 @@ struct InterfaceOptions: ParsableArguments {
     /// The UI on a terminal, plain lines otherwise. Ctrl-C and SIGTERM end it with the terminal restored.
     func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool) throws {
         let stop = StopFlag()
-        let trap = SignalTrap { _ in stop.set() }
+        let interruption = Interruption()
+        let trap = SignalTrap { signal in
+            interruption.record(signal)
+            stop.set()
+        }
         defer { withExtendedLifetime(trap) {} }
         if interactive {
             Screen.prepareLocale()
@@ -58,6 +62,9 @@ struct InterfaceOptions: ParsableArguments {
             app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
         }
         app.session.invalidateAndCancel()
+        if let signal = interruption.signal {
+            throw CLIFailure(code: 128 + signal, message: "interrupted; the transfers still running were cancelled")
+        }
     }
 }
 

@@ -15,7 +15,9 @@ public final class Screen {
 
     /// Takes over the terminal (alternate screen, no echo, keys decoded). `useColor` false draws attributes only.
     public init(theme: Theme, useColor: Bool) throws(StartError) {
+        sluice_guard_terminal()  // before curses changes the modes it saves
         guard let term = sluice_newterm() else {
+            sluice_unguard_terminal()
             throw StartError(description: "cannot start the terminal UI (is TERM set to a terminal curses knows?)")
         }
         screen = term
@@ -111,6 +113,7 @@ public final class Screen {
         _ = endwin()
         if let screen { delscreen(screen) }
         screen = nil
+        sluice_unguard_terminal()
     }
 
     /// Picks the user's locale, or a UTF-8 one when the user's cannot show wide characters.

@@ -44,6 +44,9 @@ static inline int sluice_key_ppage(void) { return KEY_PPAGE; }
 static inline int sluice_key_npage(void) { return KEY_NPAGE; }
 /// Terminal columns of one character (libc's, not curses'; Glibc's Swift module does not export it).
 static inline int sluice_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
+/// Saves the terminal's modes and restores them (and leaves the alternate screen) on a fatal signal.
+void sluice_guard_terminal(void);
+void sluice_unguard_terminal(void);
 /// The locale's character set, e.g. "UTF-8".
 static inline const char *sluice_codeset(void) { return nl_langinfo(CODESET); }
 
