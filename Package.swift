@@ -62,6 +62,12 @@ let package = Package(
             name: "sluice",
             dependencies: ["SluiceCLI"]
         ),
+        // Micro-benchmarks of the view-model and renderer (run in release; not part of `swift test`).
+        .executableTarget(
+            name: "sluice-ui-bench",
+            dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"],
+            path: "Benchmarks/UIBench"
+        ),
         .testTarget(
             name: "SluiceEngineTests",
             dependencies: ["SluiceEngine", "SluiceScenarioServer"]

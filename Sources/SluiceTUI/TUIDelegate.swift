@@ -20,17 +20,18 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var tasks: [Int: SessionTask] = [:]
         var asking: Set<Int> = []
         var handlers: [Int: @Sendable (ResponseDisposition) -> Void] = [:]
-        var kept: [Int: Data] = [:]
+        var kept: [Int: KeptBytes] = [:]
         var overflowed: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let outputDirectory: String
     private let post: @Sendable (ModelEvent) -> Void
 
     init(outputDirectory: String, post: @escaping @Sendable (ModelEvent) -> Void) {
         self.outputDirectory = outputDirectory
         self.post = post
+        state = Mutex(State())
     }
 
     func track(_ task: SessionTask, asks: Bool) {
@@ -56,8 +57,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         let id = dataTask.taskIdentifier
+        let capacity = min(Self.keepLimit, response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : Self.keepLimit)
         let asks = state.withLock { s -> Bool in
-            s.kept[id] = Data()  // a new part starts a new body
+            s.kept[id] = KeptBytes(capacity: capacity)  // a new part starts a new body
             s.overflowed.remove(id)
             guard s.asking.contains(id) else { return false }
             s.handlers[id] = completionHandler
@@ -69,23 +71,21 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         state.withLock { s in
-            guard !s.overflowed.contains(id) else { return }
-            if (s.kept[id]?.count ?? 0) + data.count > Self.keepLimit {
+            guard !s.overflowed.contains(id), let kept = s.kept[id] else { return }
+            if !kept.append(data) {
                 s.kept[id] = nil
                 s.overflowed.insert(id)
-            } else {
-                s.kept[id, default: Data()].append(data)
             }
         }
     }
 
     func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
-        let (kept, lost) = state.withLock { s -> (Data?, Bool) in
+        let (kept, lost) = state.withLock { s -> (Data, Bool) in
             s.tasks[downloadTask.taskIdentifier] = downloadTask
             defer { s.kept[dataTask.taskIdentifier] = nil }
-            return (s.kept[dataTask.taskIdentifier], s.overflowed.remove(dataTask.taskIdentifier) != nil)
+            return (s.kept[dataTask.taskIdentifier]?.take() ?? Data(), s.overflowed.remove(dataTask.taskIdentifier) != nil)
         }
-        if let kept, !kept.isEmpty { downloadTask.prependReceivedData(kept) }
+        if !kept.isEmpty { downloadTask.prependReceivedData(kept) }
         if lost {
             post(.note(id: downloadTask.taskIdentifier,
                        "the first \(ByteCountText.format(dataTask.countOfBytesReceived)) were shown but not kept; the file holds the rest"))

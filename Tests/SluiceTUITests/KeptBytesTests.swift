@@ -1,0 +1,27 @@
+// The bytes a data task keeps for a conversion: in order, bounded, handed over without a copy.
+import Foundation
+@testable import SluiceTUI
+import Testing
+
+@Suite struct KeptBytesTests {
+    @Test func keepsBytesInOrderUpToTheCapacity() {
+        let kept = KeptBytes(capacity: 5 << 20)
+        let a = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0) })
+        let b = Data(repeating: 7, count: 2_000_000)
+        #expect(kept.append(a))
+        #expect(kept.append(b))
+        #expect(kept.count == 5_000_000)
+        #expect(!kept.append(Data(repeating: 1, count: 300_000)), "past the capacity nothing more is kept")
+        let taken = kept.take()
+        #expect(taken == a + b)
+        #expect(kept.count == 0)
+        #expect(kept.take().isEmpty)
+    }
+
+    @Test func zeroCapacityKeepsNothing() {
+        let kept = KeptBytes(capacity: 0)
+        #expect(!kept.append(Data([1])))
+        #expect(kept.append(Data()))
+        #expect(kept.take().isEmpty)
+    }
+}
