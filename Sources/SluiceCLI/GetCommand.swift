@@ -23,8 +23,17 @@ struct GetCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The URL to fetch (http, https, file or data).")
-    var url: String
+    @Argument(help: "The URLs to fetch (http, https, file or data).")
+    var urls: [String] = []
+
+    @Option(name: .customShort("i"), help: "Read more URLs from this file, one per line (- for standard input).")
+    var inputFile: String?
+
+    @Option(name: .customShort("j"), help: "With several URLs: how many transfers run at once.")
+    var jobs: Int = 6
+
+    @Option(help: "With several URLs: save each body in this directory under its server's name instead of writing them all to standard output.")
+    var outputDir: String?
 
     @Option(name: .shortAndLong, help: "Save the body to this file with a download task.")
     var output: String?
@@ -42,12 +51,25 @@ struct GetCommand: ParsableCommand {
     var timeout: Double = 60
 
     mutating func run() throws {
-        guard let target = ParsedURL.parse(url) else {
-            throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
+        var texts = urls
+        if let inputFile { texts += try URLList.read(inputFile) }
+        guard !texts.isEmpty else { throw CLIFailure(code: 2, message: "no URL given (arguments or -i FILE)") }
+        var targets: [URL] = []
+        for text in texts {
+            guard let target = ParsedURL.parse(text) else {
+                throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
+            }
+            targets.append(target)
         }
+        guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         var configuration = SessionConfiguration.default
         configuration.timeoutIntervalForRequest = timeout
         let monitor = trace ? TraceEncoder.monitor() : nil
+        if targets.count > 1 || outputDir != nil {
+            if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
+            return try batch(targets, configuration: configuration, monitor: monitor)
+        }
+        let target = targets[0]
         if let output {
             try download(target, to: try OutputFile(output), configuration: configuration, monitor: monitor)
         } else {
@@ -127,6 +149,38 @@ struct GetCommand: ParsableCommand {
         try Self.checkStatus(delegate.response, target)
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
+        }
+    }
+
+    /// Several URLs, at most `jobs` at once.
+    private func batch(_ targets: [URL], configuration: SessionConfiguration, monitor: TaskEventMonitor?) throws {
+        var configuration = configuration
+        configuration.httpMaximumConnectionsPerHost = max(jobs, configuration.httpMaximumConnectionsPerHost)
+        var directory: String?
+        if let outputDir {
+            let resolved = try OutputFile(outputDir + "/x").directory  // the same checks as -o's directory
+            configuration.downloadDirectory = resolved
+            directory = resolved
+        }
+        let delegate = BatchDelegate(urls: targets, concurrency: jobs, outputDirectory: directory)
+        let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
+        let interruption = Interruption()
+        let trap = SignalTrap { signal in
+            interruption.record(signal)
+            session.invalidateAndCancel()
+        }
+        delegate.run(on: session)
+        withExtendedLifetime(trap) {}
+        session.finishTasksAndInvalidate()
+        if let signal = interruption.signal { throw CLIFailure(code: 128 + signal, message: "interrupted") }
+        if let failure = delegate.outputFailure {
+            throw CLIFailure(code: 1, message: "cannot write the bodies to standard output: \(failure)")
+        }
+        for line in delegate.failures.prefix(20) { StandardStreams.error("sluice: \(line)\n") }
+        if delegate.failures.count > 20 { StandardStreams.error("sluice: ... and \(delegate.failures.count - 20) more\n") }
+        if !delegate.failures.isEmpty {
+            let failed = delegate.failures.count
+            throw CLIFailure(code: delegate.httpErrors == failed ? 22 : 1, message: "\(failed) of \(targets.count) transfers failed")
         }
     }
 

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// One anonymous mapping, reserved at the limit and touched only as bytes arrive. Faulting 32 MiB in one trap
-/// per 4 KiB page cost about 8 % of a full-speed 1 GiB transfer's CPU (Benchmarks/ui-cost: +12.5 % against
+/// per 4 KiB page cost about 8 % of a full-speed 1 GiB transfer's CPU (Benchmarks/ui_cost.py: +12.5 % against
 /// `sluice get`); populating 2 MiB per madvise call brought the UI's whole cost down to +1.3 %.
 final class KeptBytes {
     let capacity: Int

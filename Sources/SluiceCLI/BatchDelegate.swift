@@ -1,0 +1,130 @@
+// `sluice get` with several URLs: at most N at once, bodies to standard output in the order given (a task that
+// finishes early waits in memory for its turn), or each to its own file in --output-dir.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceViewModel
+
+final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {
+    private let urls: [URL]
+    private let concurrency: Int
+    private let outputDirectory: String?
+    private let sink = FileDescriptorSink(fd: 1)
+    private let finished = DispatchSemaphore(value: 0)
+    private weak var session: Session?
+
+    // Delegate queue only (and the starting thread before the first resume).
+    private var next = 0
+    private var running = 0
+    private var indexOf: [Int: Int] = [:]   // task identifier -> position in `urls`
+    private var head = 0                    // the position whose body goes to stdout now
+    private var waiting: [Int: [Data]] = [:]
+    private var done = Set<Int>()
+    private(set) var failures: [String] = []
+    private(set) var httpErrors = 0
+    private(set) var outputFailure: String?
+
+    init(urls: [URL], concurrency: Int, outputDirectory: String?) {
+        self.urls = urls
+        self.concurrency = max(1, concurrency)
+        self.outputDirectory = outputDirectory
+    }
+
+    /// Starts the first tasks and waits until every URL has completed.
+    func run(on session: Session) {
+        self.session = session
+        session.delegateQueue.sync { for _ in 0..<min(concurrency, urls.count) { startNext() } }
+        if !urls.isEmpty { finished.wait() }
+    }
+
+    private func startNext() {
+        guard next < urls.count, let session else { return }
+        let position = next
+        next += 1
+        running += 1
+        let task: SessionTask = outputDirectory == nil ? session.dataTask(with: urls[position]) : session.downloadTask(with: urls[position])
+        indexOf[task.taskIdentifier] = position
+        task.resume()
+    }
+
+    // MARK: Data to standard output, in order
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        guard let position = indexOf[dataTask.taskIdentifier] else { return }
+        if position == head { write(data) } else { waiting[position, default: []].append(data) }
+    }
+
+    private func write(_ data: Data) {
+        guard outputFailure == nil else { return }
+        if !sink.write(data) { outputFailure = sink.failure }
+    }
+
+    /// The head is done: the next ones' buffered bodies follow, and the first unfinished one streams from now on.
+    private func advanceHead() {
+        while done.contains(head) {
+            head += 1
+            for chunk in waiting.removeValue(forKey: head) ?? [] { write(chunk) }
+        }
+    }
+
+    // MARK: Files in the output directory
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
+        guard let directory = outputDirectory else { return }
+        if let status = downloadTask.response?.statusCode, status >= 400 { return }  // no error page saved as the file
+        let name = SafeFileName.sanitize(downloadTask.response?.suggestedFilename)
+        for attempt in 0..<10_000 {
+            if link(location.path, directory + "/" + SafeFileName.candidate(name, attempt: attempt)) == 0 { return }
+            if errno != EEXIST { break }
+        }
+        failures.append("cannot save \(Sanitized.text(name)) in \(Sanitized.text(directory)): \(String(cString: strerror(errno)))")
+    }
+
+    // MARK: Completion
+
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
+        let url = urls[position]
+        if let error {
+            failures.append(Sanitized.text(ErrorText.describe(error, url: url)))
+        } else if let status = task.response?.statusCode, status >= 400 {
+            httpErrors += 1
+            failures.append("the server answered \(status) for \(Sanitized.text(url.absoluteString))")
+        }
+        done.insert(position)
+        if outputDirectory == nil { advanceHead() }
+        running -= 1
+        startNext()
+        if running == 0 && next == urls.count { finished.signal() }
+    }
+}
+
+/// The URLs of `-i FILE`: one per line; blank lines and lines starting with # are skipped.
+enum URLList {
+    static func read(_ path: String) throws -> [String] {
+        guard let data = path == "-" ? readStandardInput() : FileManager.default.contents(atPath: path) else {
+            throw CLIFailure(code: 1, message: "cannot read the URL list \(Sanitized.text(path))")
+        }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? "" }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    private static func readStandardInput() -> Data? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = Glibc.read(0, &buffer, buffer.count)
+            if n == 0 { return data }
+            if n < 0 { if errno == EINTR { continue } else { return nil } }
+            data.append(contentsOf: buffer[0..<n])
+        }
+    }
+}
