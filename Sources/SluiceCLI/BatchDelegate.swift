@@ -112,9 +112,11 @@ enum URLList {
         guard let data = path == "-" ? readStandardInput() : FileManager.default.contents(atPath: path) else {
             throw CLIFailure(code: 1, message: "cannot read the URL list \(Sanitized.text(path))")
         }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? "" }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        // Split as bytes: Character-level splitting of a long list cost more than the transfers' own parsing.
+        return data.split(whereSeparator: { $0 == 10 || $0 == 13 }).compactMap { line -> String? in
+            guard let word = line.split(whereSeparator: { $0 == 32 || $0 == 9 }).first, word.first != 35 else { return nil }
+            return String(decoding: word, as: UTF8.self)
+        }
     }
 
     private static func readStandardInput() -> Data? {

@@ -36,7 +36,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 }
 
 extension String {
+    /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 97 && (a | 0x20) <= 122) }
     }
 }

@@ -175,7 +175,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let id = taskIdentifier
         let handler: @Sendable (ResponseDisposition) -> Void = { [self] disposition in
             guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }  // first answer wins
-            session.delegateQueue.async { self.emit(.disposition(disposition)) }
+            if session.eventMonitor != nil { session.delegateQueue.async { self.emit(.disposition(disposition)) } }
             session.loop.send(.disposition(id, disposition))
         }
         session.delegateQueue.async { [self] in
@@ -306,6 +306,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     func emitStateChange(_ state: TaskState) {
+        guard session.eventMonitor != nil else { return }  // a dispatch per task saved when nobody watches
         session.delegateQueue.async { self.emit(.stateChanged(state)) }
     }
 

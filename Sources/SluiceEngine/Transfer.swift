@@ -24,6 +24,8 @@ final class Transfer {
     private(set) var holds = TransferHolds()
 
     private let url: URL
+    /// The request URL as libcurl was given it; a different effective URL means a redirect was followed.
+    private let urlString: String
     private let scheme: String
     private var headerParser = HeaderLineParser()
     private var responseStarted = false
@@ -60,6 +62,7 @@ final class Transfer {
         id = task.taskIdentifier
         let request = task.currentRequest
         url = request.url
+        urlString = request.url.absoluteString
         scheme = request.url.scheme?.lowercased() ?? ""
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let now = uptimeNow()
@@ -117,7 +120,7 @@ final class Transfer {
             set(value.withCString { sluice_easy_setopt_string(easy, option, $0) })  // libcurl copies strings
         }
 
-        setString(CURLOPT_URL, request.url.absoluteString)
+        setString(CURLOPT_URL, urlString)
         set(sluice_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me))
         set(sluice_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
         set(sluice_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback))
@@ -185,15 +188,14 @@ final class Transfer {
 
     fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         guard !responseStarted else { return count }  // trailers after the body are not a new response
-        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
-        headerParser.feed(line: line)
+        headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
         return count
     }
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         if abortError != nil { return 0 }
-        if holds.isHeld { return sluice_writefunc_pause() }  // libcurl keeps the chunk and offers it again
+        if holds.isHeld && !mayGatherWhileAwaiting(count) { return sluice_writefunc_pause() }  // offered again later
         lastActivity = uptimeNow()
         let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
         if !responseStarted {
@@ -202,8 +204,10 @@ final class Transfer {
                 splitter = MultipartSplitter(boundary: boundary)
             } else {
                 deliverResponse()
-                // This same chunk comes back once the delegate allows.
-                return abortError == nil ? sluice_writefunc_pause() : 0
+                if abortError != nil { return 0 }
+                // While the answer is awaited the body keeps arriving into the gather buffer, undelivered; only
+                // when that is full does libcurl pause. A small response then needs no pause and unpause at all.
+                guard mayGatherWhileAwaiting(count) else { return sluice_writefunc_pause() }
             }
         }
         if splitter != nil {
@@ -273,9 +277,15 @@ final class Transfer {
         if pendingCount == pool.size { flushPending() }
     }
 
-    /// Hands the gathered bytes to the delegate queue as one Data that owns the buffer (no second copy).
+    /// True while the only hold is the awaited disposition and `count` more bytes fit the gather buffer.
+    private func mayGatherWhileAwaiting(_ count: Int) -> Bool {
+        holds.isOnly(.awaitingDisposition) && splitter == nil && pendingCount + count <= pool.size
+    }
+
+    /// Hands the gathered bytes to the task as one Data that owns the buffer (no second copy), never before the
+    /// response's disposition has been answered.
     func flushPending() {
-        guard let buffer = pending, pendingCount > 0 else { return }
+        guard let buffer = pending, pendingCount > 0, !holds.contains(.awaitingDisposition) else { return }
         let data = pool.data(buffer, count: pendingCount)
         pending = nil
         pendingCount = 0
@@ -401,16 +411,16 @@ final class Transfer {
         var expected = Int64(Response.unknownLength)
         if let easy {
             var effective: UnsafeMutablePointer<CChar>?
-            if sluice_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective,
-               let parsed = URL(string: String(cString: effective)) {
-                current = parsed
+            if sluice_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
+                let text = String(cString: effective)
+                if text != urlString, let parsed = URL(string: text) { current = parsed }  // parse only after a redirect
             }
             var length: curl_off_t = -1
             if part == nil, sluice_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK {
                 expected = length >= 0 ? Int64(length) : Response.unknownLength
             }
         }
-        if current != task.currentRequest.url { task.setCurrentURL(current) }
+        if current != url { task.setCurrentURL(current) }
         if let part {
             expected = headers["Content-Length"].flatMap { Int64($0) } ?? Response.unknownLength
             return Response(url: current, statusCode: headerParser.statusCode, headers: headers,
@@ -421,7 +431,7 @@ final class Transfer {
 
     private func multipartBoundary() -> String? {
         guard let type = headerParser.fields["Content-Type"],
-              type.lowercased().hasPrefix("multipart/x-mixed-replace"),
+              type.utf8.count >= 25, String(type.utf8.prefix(25))?.caseInsensitiveEquals("multipart/x-mixed-replace") == true,
               let boundary = MediaType.parameter("boundary", in: type), !boundary.isEmpty else { return nil }
         return boundary
     }

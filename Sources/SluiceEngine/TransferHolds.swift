@@ -13,6 +13,8 @@ struct TransferHolds: Equatable {
 
     func contains(_ reason: Reason) -> Bool { bits & reason.rawValue != 0 }
 
+    func isOnly(_ reason: Reason) -> Bool { bits == reason.rawValue }
+
     /// Adds a reason; returns true when the transfer went from flowing to held.
     mutating func hold(_ reason: Reason) -> Bool {
         let wasHeld = isHeld
