@@ -47,6 +47,7 @@ final class Transfer {
     private var pending: UnsafeMutableRawPointer?
     private var pendingCount = 0
     private let pool: BufferPool
+    private let handles: EasyHandles
     /// The request body, read on demand by libcurl's read callback.
     private var upload: UploadReader?
     private var sentTotal: Int64 = 0
@@ -57,7 +58,7 @@ final class Transfer {
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    init(task: SessionTask, configuration: SessionConfiguration, pool: BufferPool) throws(TransferError) {
+    init(task: SessionTask, configuration: SessionConfiguration, pool: BufferPool, handles: EasyHandles) throws(TransferError) {
         self.task = task
         id = task.taskIdentifier
         let request = task.currentRequest
@@ -70,6 +71,7 @@ final class Transfer {
         inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
         deadline = now &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
         self.pool = pool
+        self.handles = handles
         switch scheme {
         case "data", "file":
             local = try LocalSource.open(request.url, pool: pool)
@@ -99,7 +101,7 @@ final class Transfer {
     func close() {
         upload?.close(TransferError(.cancelled, "the upload task has ended", failingURL: url))
         upload = nil
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { handles.give(easy) }
         easy = nil
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
@@ -108,7 +110,7 @@ final class Transfer {
     // MARK: Setup
 
     private func configureEasy(_ request: Request, _ configuration: SessionConfiguration) throws(TransferError) {
-        guard let easy = curl_easy_init() else {
+        guard let easy = handles.take() else {
             throw TransferError(.unknown, "libcurl could not create a transfer", failingURL: url)
         }
         self.easy = easy

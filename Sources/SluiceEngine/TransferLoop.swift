@@ -33,6 +33,7 @@ final class TransferLoop: @unchecked Sendable {
     private let configuration: SessionConfiguration
     private let inbox = Mutex<[Command]>([])
     private let pool: BufferPool
+    private let handles = EasyHandles()  // loop thread only
     /// False when libcurl or the system refused a multi handle or a thread; every task then fails at once.
     private var alive = false
 
@@ -127,7 +128,7 @@ final class TransferLoop: @unchecked Sendable {
         let transfer: Transfer
         do {
             try task.prepareToStart()
-            transfer = try Transfer(task: task, configuration: configuration, pool: pool)
+            transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles)
         } catch {
             task.finish(error: error)
             return
