@@ -46,7 +46,7 @@ def measure(scenario, rounds):
     for _ in range(rounds):
         for name, (cmd, stdout_path) in scenario.clients.items():
             scenario.prepare(name)
-            results[name].append(run(cmd, stdout_path if stdout_path != "check" else "/dev/null"))
+            results[name].append(run(cmd, "/dev/null"))  # the timed runs write their stdout to /dev/null
     return {name: median_row(rows) for name, rows in results.items()}
 
 def table(scenario, medians, rounds):
@@ -74,6 +74,7 @@ def main():
     a.add_argument("--peer", required=True, help="the URLSession peer program")
     a.add_argument("--out-dir", required=True, help="where the to-a-file runs write (the disk being measured)")
     a.add_argument("--small", type=int, default=2000)
+    a.add_argument("--many-dir", required=True, help="where the small files are written (tmpfs: this measures the transfers, not the file system)")
     a.add_argument("--report", required=True)
     args = a.parse_args()
     big = os.path.join(args.www, "big.bin")
@@ -118,7 +119,7 @@ def main():
     with open(url_list, "w") as f:
         f.writelines(f"{args.base}/small/{n}\n" for n in names)
     curl_config = os.path.join(out, "curl.cfg")
-    many_out = os.path.join(out, "many")
+    many_out = args.many_dir
     with open(curl_config, "w") as f:
         for n in names:
             f.write(f'url = "{args.base}/small/{n}"\noutput = "{many_out}/{n}"\n')
@@ -139,7 +140,7 @@ def main():
             return "a sampled file differs"
         return None
 
-    many = Scenario(f"{len(names)} files of 16 KiB at concurrency 50, each to its own file", {
+    many = Scenario(f"{len(names)} files of 16 KiB at concurrency 50, each to its own file on tmpfs", {
         "curl": (["curl", "-s", "-Z", "--parallel-max", "50", "-K", curl_config], "/dev/null"),
         "sluice get": ([args.sluice, "get", "-j", "50", "-i", url_list, "--output-dir", many_out], "/dev/null"),
         "aria2c": (["aria2c", "-q", "-j", "50", "--file-allocation=none", "--allow-overwrite=true",
@@ -147,8 +148,31 @@ def main():
         "URLSession peer": ([args.peer, "many", "50", url_list, many_out], "/dev/null"),
     }, clean_many, check_many, unit=("req/s", len(names)))
 
+    url_only = os.path.join(out, "curl-stdout.cfg")
+    with open(url_only, "w") as f:
+        f.writelines(f'url = "{args.base}/small/{n}"\n' for n in names)
+    ordered = hashlib.sha256()
+    for n in names:
+        with open(os.path.join(small_dir, n), "rb") as f:
+            ordered.update(f.read())
+    ordered_sha = ordered.hexdigest()
+
+    def check_stream(name):
+        size = os.path.getsize(stdout_copy)
+        if size != 16384 * len(names):
+            return f"{size} bytes on stdout instead of {16384 * len(names)}"
+        if name == "sluice get" and sha(stdout_copy) != ordered_sha:
+            return "the bodies are not the files in the order given"
+        return None
+
+    many_null = Scenario(f"{len(names)} files of 16 KiB at concurrency 50, bodies to stdout (/dev/null)", {
+        "curl": (["curl", "-s", "-Z", "--parallel-max", "50", "-K", url_only], stdout_copy),
+        "sluice get": ([args.sluice, "get", "-j", "50", "-i", url_list], stdout_copy),
+        "URLSession peer": ([args.peer, "many", "50", url_list, "-"], stdout_copy),
+    }, clean_file, check_stream, unit=("req/s", len(names)))
+
     markdown = []
-    for scenario in (to_null, to_file, many):
+    for scenario in (to_null, to_file, many_null, many):
         medians = measure(scenario, args.rounds)
         text, md = table(scenario, medians, args.rounds)
         print("\n" + text, flush=True)

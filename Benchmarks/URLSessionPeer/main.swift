@@ -3,6 +3,7 @@
 //   urlsession-peer get URL            body to stdout (a data task, chunks written as they arrive)
 //   urlsession-peer file URL OUT       a download task, the file moved to OUT
 //   urlsession-peer many N LIST DIR    every URL in LIST (one per line), N at once, each body to DIR/<last path part>
+//                                     (DIR "-": every body to stdout as it completes)
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -68,7 +69,11 @@ case "many":
         let url = URL(string: text)!
         session.dataTask(with: url) { data, _, error in
             if let data, error == nil {
-                FileManager.default.createFile(atPath: directory + "/" + url.lastPathComponent, contents: data)
+                if directory == "-" {
+                    failures.lock(); FileHandle.standardOutput.write(data); failures.unlock()
+                } else {
+                    FileManager.default.createFile(atPath: directory + "/" + url.lastPathComponent, contents: data)
+                }
             } else {
                 failures.lock(); failed += 1; failures.unlock()
             }
