@@ -83,17 +83,13 @@ struct GetCommand: ParsableCommand {
                                    progress: trace ? nil : ProgressLine.ifTerminal())
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let task = session.dataTask(with: target)
-        let interruption = Interruption()
-        let trap = SignalTrap { signal in
-            interruption.record(signal)
-            task.cancel()
+        let interrupted = SignalTrap.run(stoppingWith: { task.cancel() }) {
+            task.resume()
+            delegate.wait()
         }
-        task.resume()
-        delegate.wait()
-        withExtendedLifetime(trap) {}
         session.finishTasksAndInvalidate()
 
-        if let signal = interruption.signal {
+        if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted after \(task.countOfBytesReceived) bytes")
         }
         if let failure = delegate.outputFailure {
@@ -126,21 +122,17 @@ struct GetCommand: ParsableCommand {
         } else {
             task = session.dataTask(with: target)  // the disposition decides at the response
         }
-        let interruption = Interruption()
-        let trap = SignalTrap { signal in
-            interruption.record(signal)
-            task.stopKeepingResumeData()
+        let interrupted = SignalTrap.run(stoppingWith: { task.stopKeepingResumeData() }) {
+            task.resume()
+            delegate.wait()
         }
-        task.resume()
-        delegate.wait()
-        withExtendedLifetime(trap) {}
         session.finishTasksAndInvalidate()
 
         let name = Sanitized.text(file.path)
         let resumeHint = delegate.keptPartial.map {
             "; the partial file is kept (\(Sanitized.text($0))), run the same command again to resume"
         } ?? ""
-        if let signal = interruption.signal {
+        if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted" + resumeHint)
         }
         if let error = delegate.error {
@@ -164,15 +156,9 @@ struct GetCommand: ParsableCommand {
         }
         let delegate = BatchDelegate(urls: targets, concurrency: jobs, outputDirectory: directory)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        let interruption = Interruption()
-        let trap = SignalTrap { signal in
-            interruption.record(signal)
-            session.invalidateAndCancel()
-        }
-        delegate.run(on: session)
-        withExtendedLifetime(trap) {}
+        let interrupted = SignalTrap.run(stoppingWith: { session.invalidateAndCancel() }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()
-        if let signal = interruption.signal { throw CLIFailure(code: 128 + signal, message: "interrupted") }
+        if let signal = interrupted { throw CLIFailure(code: 128 + signal, message: "interrupted") }
         if let failure = delegate.outputFailure {
             throw CLIFailure(code: 1, message: "cannot write the bodies to standard output: \(failure)")
         }
@@ -188,16 +174,6 @@ struct GetCommand: ParsableCommand {
         if let status = response?.statusCode, status >= 400 {
             throw CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(target.absoluteString))")
         }
-    }
-}
-
-/// The signal that stopped the transfer, if one did.
-final class Interruption: Sendable {
-    private let value = Atomic<Int32>(0)
-    func record(_ signal: Int32) { value.store(signal, ordering: .sequentiallyConsistent) }
-    var signal: Int32? {
-        let v = value.load(ordering: .sequentiallyConsistent)
-        return v == 0 ? nil : v
     }
 }
 

@@ -45,24 +45,20 @@ struct InterfaceOptions: ParsableArguments {
     /// The UI on a terminal, plain lines otherwise. Ctrl-C and SIGTERM end it with the terminal restored.
     func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool) throws {
         let stop = StopFlag()
-        let interruption = Interruption()
-        let trap = SignalTrap { signal in
-            interruption.record(signal)
-            stop.set()
-        }
-        defer { withExtendedLifetime(trap) {} }
-        if interactive {
-            Screen.prepareLocale()
-            do {
-                try app.runInterface(theme: theme, useColor: useColor, stop: stop)
-            } catch {
-                throw CLIFailure(code: 1, message: error.description)
+        let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
+            if interactive {
+                Screen.prepareLocale()
+                do throws(Screen.StartError) {
+                    try app.runInterface(theme: theme, useColor: useColor, stop: stop)
+                } catch {
+                    throw CLIFailure(code: 1, message: error.description)
+                }
+            } else {
+                app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
             }
-        } else {
-            app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
         }
         app.session.invalidateAndCancel()
-        if let signal = interruption.signal {
+        if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted; the transfers still running were cancelled")
         }
     }

@@ -47,17 +47,13 @@ struct PutCommand: ParsableCommand {
                               eventMonitor: trace ? TraceEncoder.monitor() : nil)
         let task = session.uploadTask(with: Request(url: target, method: method.uppercased()),
                                       fromFile: URL(fileURLWithPath: file))
-        let interruption = Interruption()
-        let trap = SignalTrap { signal in
-            interruption.record(signal)
-            task.cancel()
+        let interrupted = SignalTrap.run(stoppingWith: { task.cancel() }) {
+            task.resume()
+            delegate.wait()
         }
-        task.resume()
-        delegate.wait()
-        withExtendedLifetime(trap) {}
         session.finishTasksAndInvalidate()
 
-        if let signal = interruption.signal {
+        if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted after sending \(task.countOfBytesSent) bytes")
         }
         if let error = delegate.error {

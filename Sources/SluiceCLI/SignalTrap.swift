@@ -3,6 +3,7 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 final class SignalTrap {
     private let sources: [any DispatchSourceSignal]
@@ -23,6 +24,27 @@ final class SignalTrap {
     }
 
     deinit { sources.forEach { $0.cancel() } }
+
+    /// Runs `body` with Ctrl-C and SIGTERM turned into `stop`; returns the signal that came, if one did.
+    static func run(stoppingWith stop: @escaping @Sendable () -> Void, _ body: () throws -> Void) rethrows -> Int32? {
+        let interruption = Interruption()
+        let trap = SignalTrap { signal in
+            interruption.record(signal)
+            stop()
+        }
+        try withExtendedLifetime(trap) { try body() }
+        return interruption.signal
+    }
+}
+
+/// The signal that stopped the transfer, if one did.
+final class Interruption: Sendable {
+    private let value = Atomic<Int32>(0)
+    func record(_ signal: Int32) { value.store(signal, ordering: .sequentiallyConsistent) }
+    var signal: Int32? {
+        let v = value.load(ordering: .sequentiallyConsistent)
+        return v == 0 ? nil : v
+    }
 }
 
 /// True exactly once; only touched on the signal queue.

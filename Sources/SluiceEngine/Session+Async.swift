@@ -9,20 +9,28 @@ import Synchronization
 extension Session {
     /// The whole body and the response. Cancelling the calling Swift task cancels the transfer.
     public func data(for request: Request) async throws(TransferError) -> (Data, Response) {
+        try await completion(of: request) { finish in
+            dataTask(with: request) { data, response, error in finish(data ?? Data(), response, error) }
+        }
+    }
+
+    /// Runs the task `make` builds until its completion handler reports; cancelling the calling Swift task
+    /// cancels it. A completion without an error but without a response is reported as a bad response.
+    func completion<Value: Sendable>(
+        of request: Request,
+        _ make: (@escaping @Sendable (Value?, Response?, TransferError?) -> Void) -> SessionTask
+    ) async throws(TransferError) -> (Value, Response) {
         let holder = TaskHolder()
-        let result: Result<(Data, Response), TransferError> = await withTaskCancellationHandler {
+        let result: Result<(Value, Response), TransferError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(returning: .failure(error))
-                    } else if let response {
-                        continuation.resume(returning: .success((data ?? Data(), response)))
+                holder.start(make { value, response, error in
+                    if let value, let response, error == nil {
+                        continuation.resume(returning: .success((value, response)))
                     } else {
-                        continuation.resume(returning: .failure(TransferError(.badServerResponse, "no response",
-                                                                               failingURL: request.url)))
+                        continuation.resume(returning: .failure(error ?? TransferError(.badServerResponse, "no response",
+                                                                                       failingURL: request.url)))
                     }
-                }
-                holder.start(task)
+                })
             }
         } onCancel: {
             holder.cancel()

@@ -39,25 +39,12 @@ extension Session {
 
     /// The finished file and the response; the file is the caller's to move or delete.
     public func download(for request: Request) async throws(TransferError) -> (URL, Response) {
-        let holder = TaskHolder()
-        let result: Result<(URL, Response), TransferError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = downloadTask(with: request)
-                task.keepsFile = true
-                task.internalDelegate = DownloadCollector { location, response, error in
-                    if let location, let response {
-                        continuation.resume(returning: .success((location, response)))
-                    } else {
-                        continuation.resume(returning: .failure(error ?? TransferError(.badServerResponse, "no response",
-                                                                                       failingURL: request.url)))
-                    }
-                }
-                holder.start(task)
-            }
-        } onCancel: {
-            holder.cancel()
+        try await completion(of: request) { finish in
+            let task = downloadTask(with: request)
+            task.keepsFile = true
+            task.internalDelegate = DownloadCollector(finish)
+            return task
         }
-        return try result.get()
     }
 
     public func download(from url: URL) async throws(TransferError) -> (URL, Response) {

@@ -33,22 +33,8 @@ extension Session {
 
     /// Sends the body and returns the response body and the response.
     public func upload(for request: Request, body: UploadBody) async throws(TransferError) -> (Data, Response) {
-        let holder = TaskHolder()
-        let result: Result<(Data, Response), TransferError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = uploadTask(with: request, body: body) { data, response, error in
-                    if let response, error == nil {
-                        continuation.resume(returning: .success((data ?? Data(), response)))
-                    } else {
-                        continuation.resume(returning: .failure(error ?? TransferError(.badServerResponse, "no response",
-                                                                                       failingURL: request.url)))
-                    }
-                }
-                holder.start(task)
-            }
-        } onCancel: {
-            holder.cancel()
+        try await completion(of: request) { finish in
+            uploadTask(with: request, body: body) { data, response, error in finish(data ?? Data(), response, error) }
         }
-        return try result.get()
     }
 }
