@@ -39,7 +39,7 @@ import Testing
         defer { dir.remove() }
         let recorder = DownloadRecorder()
         let session = downloadSession(recorder, directory: dir)
-        let task = session.downloadTask(with: server.url("/drip?bytes=100000&chunk=1000&interval=20"))
+        let task = session.downloadTask(with: server.url("/drip?bytes=2000000&chunk=1000&interval=20"))  // 40 s: cancelled long before
         task.resume()
         #expect(await eventually { task.countOfBytesWritten > 0 })
         #expect(dir.entries.count == 1)
