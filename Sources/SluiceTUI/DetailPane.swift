@@ -34,6 +34,7 @@ enum DetailPane {
         if let note = row.note { pair([("note", note)]) }
         header("Request headers", &lines)
         for h in row.requestHeaders { field(h, &lines) }
+        if row.requestHeaders.isEmpty { lines.append(StyledLine("  none added (libcurl sends Host, Accept, Accept-Encoding)", .help)) }
         header("Response headers", &lines)
         for h in row.responseHeaders { field(h, &lines) }
         header("Delegate timeline", &lines)

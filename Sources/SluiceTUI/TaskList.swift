@@ -49,7 +49,7 @@ enum TaskList {
             chosen.insert(column)
             left -= column.width + 1
         }
-        let barGrowth = min(left, 22)
+        let barGrowth = min(left, 12)  // past 20 columns a bar says no more; the URL does
         left -= barGrowth
         return Column.allCases.filter(chosen.contains).map { column in
             switch column {
