@@ -51,7 +51,7 @@ public struct Model: Equatable, Sendable {
         }
     }
 
-    public var runningCount: Int { rows.filter { $0.state == .running || $0.state == .suspended }.count }
+    public var runningCount: Int { rows.reduce(0) { $0 + ($1.state == .running || $1.state == .suspended ? 1 : 0) } }
 
     // MARK: Selection
 
