@@ -113,7 +113,9 @@ enum TaskList {
         case .id: return "#\(row.id)"
         case .state: return row.awaitingDisposition ? "awaiting" : row.state.rawValue
         case .bar: return ""
-        case .percent: return row.fraction.map { "\(Int($0 * 100))%" } ?? ""
+        case .percent:
+            guard row.becameTask == nil else { return "" }  // its bytes went on in the download's row
+            return row.fraction.map { "\(Int($0 * 100))%" } ?? ""
         case .bytes: return ByteCountText.format(row.bytes)
         case .rate:
             if row.isStalled(now: now) { return "stalled" }
