@@ -35,13 +35,17 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// Set by engine-internal consumers that hand the file to their caller (async `download(for:)`).
     var keepsFile = false
 
+    /// Every writer queue runs on the global pool, which keeps about one thread per core: on its own, each serial
+    /// queue could get a thread of its own, and 50 small downloads at once spawned dozens.
+    private static let writers = DispatchQueue.global(qos: .utility)
+
     private struct ResumeDataRequest {
         var handler: (@Sendable (Data?) -> Void)?
         var closed = false
     }
 
     init(identifier: Int, request: Request, session: Session, resumeFrom: ResumeData? = nil) {
-        writer = DispatchQueue(label: "sluice.download.\(identifier)")
+        writer = DispatchQueue(label: "sluice.download.\(identifier)", target: Self.writers)
         self.resumeFrom = resumeFrom
         awaitingTakeOver = Atomic(false)
         super.init(identifier: identifier, request: request, session: session)
@@ -49,7 +53,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     /// Takes over `dataTask`'s transfer after it delivered `received` bytes; the writer waits for `takeOver()`.
     init(identifier: Int, continuing dataTask: DataTask, file: DownloadFile, received: Int64) {
-        writer = DispatchQueue(label: "sluice.download.\(identifier)", attributes: .initiallyInactive)
+        writer = DispatchQueue(label: "sluice.download.\(identifier)", attributes: .initiallyInactive, target: Self.writers)
         resumeFrom = nil
         awaitingTakeOver = Atomic(true)
         self.file = file
