@@ -37,7 +37,7 @@ public final class Session: Sendable {
         self.delegate = delegate
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "sluice.session.delegate")
         self.eventMonitor = eventMonitor
-        loop = TransferLoop(configuration: configuration)
+        loop = TransferLoop(configuration: configuration, delegateQueue: self.delegateQueue)
     }
 
     // MARK: Making tasks (all created suspended)

@@ -178,7 +178,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             if session.eventMonitor != nil { session.delegateQueue.async { self.emit(.disposition(disposition)) } }
             session.loop.send(.disposition(id, disposition))
         }
-        session.delegateQueue.async { [self] in
+        session.loop.deliver { [self] in
             emit(.didReceiveResponse(response))
             if let delegate = dataTarget, let dataTask = self as? DataTask {
                 delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: handler)
@@ -209,7 +209,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Where a chunk goes: data tasks hand it to the delegate queue, in order, unless suspended.
     func route(_ data: Data) {
-        session.delegateQueue.async { [self] in
+        session.loop.deliver { [self] in
             if gateClosed.load(ordering: .sequentiallyConsistent) || !parked.isEmpty {
                 parked.append(data)
                 return
@@ -222,7 +222,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     func deliverSent(bytes: Int64, total: Int64) {
         sent.store(total, ordering: .relaxed)
         let expected = countOfBytesExpectedToSend
-        session.delegateQueue.async { [self] in
+        session.loop.deliver { [self] in
             emit(.didSendBodyData(bytes: bytes, total: total, expected: expected))
             target?.urlSession(session, task: self, didSendBodyData: bytes, totalBytesSent: total,
                                totalBytesExpectedToSend: expected)
@@ -239,7 +239,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Download tasks first settle their file, then report.
     func completeDelivery(_ error: TransferError?) {
-        session.delegateQueue.async { self.reportCompletion(error) }
+        session.loop.deliver { self.reportCompletion(error) }
     }
 
     /// Delegate queue: the last events of the task.
@@ -264,7 +264,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     func handOver(to download: DownloadTask) {
         guard lifecycle.withLock({ $0.complete() }) else { return }
         gateClosed.store(false, ordering: .sequentiallyConsistent)
-        session.delegateQueue.async { [self] in
+        session.loop.deliver { [self] in
             flushParked()
             emit(.didBecomeDownloadTask(download.taskIdentifier))
             download.resolveTarget(inheriting: target)

@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Synchronization
 
 /// Other threads talk to the loop only through `send`: commands queue behind a Mutex and
@@ -40,14 +41,21 @@ final class TransferLoop: @unchecked Sendable {
     /// False when libcurl or the system refused a multi handle or a thread; every task then fails at once.
     private var alive = false
 
+    /// Delegate calls the loop makes during one turn, handed to the delegate queue as one block at the turn's
+    /// end: a dispatch (and often a thread wakeup) per turn instead of one per response, chunk and completion.
+    private var outbox: [@Sendable () -> Void] = []
+    private let delegateQueue: DispatchQueue
+    private let loopThread = Atomic<UInt>(0)
+
     // Loop thread only.
     private var transfers: [Int: Transfer] = [:]
     private var shuttingDown = false
     private var nextTimeoutCheck: UInt64 = 0
 
-    init(configuration: SessionConfiguration) {
+    init(configuration: SessionConfiguration, delegateQueue: DispatchQueue) {
         _ = CurlRuntime.ready
         self.configuration = configuration
+        self.delegateQueue = delegateQueue
         pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
         multi = curl_multi_init()
         guard let multi else { return }
@@ -69,10 +77,28 @@ final class TransferLoop: @unchecked Sendable {
         if let multi, !wakePending.exchange(true, ordering: .acquiringAndReleasing) { _ = curl_multi_wakeup(multi) }
     }
 
+    /// Runs `block` on the delegate queue after everything delivered before it. On the loop thread it joins the
+    /// turn's batch; from any other thread it is dispatched at once.
+    func deliver(_ block: @escaping @Sendable () -> Void) {
+        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()) {
+            outbox.append(block)
+        } else {
+            delegateQueue.async(execute: block)
+        }
+    }
+
+    private func flushOutbox() {
+        guard !outbox.isEmpty else { return }
+        let batch = outbox
+        outbox.removeAll(keepingCapacity: true)
+        delegateQueue.async { for block in batch { block() } }
+    }
+
     // MARK: The loop
 
     private func run() {
         guard let multi else { return }
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var pending: [Command] = []
         var running: Int32 = 0
         while true {
@@ -90,6 +116,7 @@ final class TransferLoop: @unchecked Sendable {
                 nextTimeoutCheck = now + 100_000_000
             }
             let localFlowing = pumpLocalSources()
+            flushOutbox()
             if shuttingDown && transfers.isEmpty {
                 curl_multi_cleanup(multi)
                 return
