@@ -50,7 +50,11 @@ public enum KeyHandler {
                 ui.message = "no task selected"
                 return []
             }
-            if !model.remove(row.id) { ui.message = "only completed tasks can be removed" }
+            guard model.remove(row.id) else {
+                ui.message = "only completed tasks can be removed"
+                return []
+            }
+            return [.forget(row.id)]
         case .filter:
             ui.mode = .prompt(.filter, model.filter)
         case .sort:

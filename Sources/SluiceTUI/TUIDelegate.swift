@@ -43,6 +43,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func task(_ id: Int) -> SessionTask? { state.withLock { $0.tasks[id] } }
 
+    /// A completed task's row is gone: nothing refers to it any more.
+    func forget(_ id: Int) { state.withLock { _ = $0.tasks.removeValue(forKey: id) } }
+
     var tasks: [SessionTask] { state.withLock { Array($0.tasks.values) } }
 
     /// Answers a held response; false when the task is not waiting for one.

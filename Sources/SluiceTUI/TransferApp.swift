@@ -108,6 +108,8 @@ public final class TransferApp: Sendable {
                         return
                     case .intent(let intent):
                         if let message = perform(intent) { ui.message = message }
+                    case .forget(let id):
+                        delegate.forget(id)
                     }
                 }
                 dirty = true

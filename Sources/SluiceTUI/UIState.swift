@@ -23,5 +23,7 @@ public struct UIState: Equatable, Sendable {
 /// What a key asks of the program beyond the state it changed.
 public enum UICommand: Equatable, Sendable {
     case intent(Intent)
+    /// A completed row was removed: the app can let go of its task.
+    case forget(Int)
     case quit
 }
