@@ -122,8 +122,9 @@ struct ScratchDirectory {
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-func downloadSession(_ recorder: DownloadRecorder, directory: ScratchDirectory, log: EventLog? = nil) -> Session {
+/// A session whose downloads go to `directory`; without a recorder, for completion handlers and async calls.
+func downloadSession(_ recorder: DownloadRecorder?, directory: ScratchDirectory, log: EventLog? = nil) -> Session {
     var configuration = SessionConfiguration.default
     configuration.downloadDirectory = directory.path
-    return Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue, eventMonitor: log?.monitor)
+    return Session(configuration: configuration, delegate: recorder, delegateQueue: recorder?.queue, eventMonitor: log?.monitor)
 }

@@ -151,9 +151,7 @@ import Testing
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        var configuration = SessionConfiguration.default
-        configuration.downloadDirectory = dir.path
-        let session = Session(configuration: configuration)
+        let session = downloadSession(nil, directory: dir)
         let (location, response) = try await session.download(from: server.url("/bytes/70000"))
         #expect(response.statusCode == 200)
         #expect(FileManager.default.contents(atPath: location.path) == patternBytes(count: 70_000))
@@ -166,9 +164,7 @@ import Testing
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        var configuration = SessionConfiguration.default
-        configuration.downloadDirectory = dir.path
-        let session = Session(configuration: configuration)
+        let session = downloadSession(nil, directory: dir)
         let seen = Mutex<Data?>(nil)
         let done = Mutex(false)
         session.downloadTask(with: Request(url: server.url("/bytes/5000"))) { location, _, _ in
