@@ -79,12 +79,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
         guard let directory = outputDirectory else { return }
         if let status = downloadTask.response?.statusCode, status >= 400 { return }  // no error page saved as the file
-        let name = SafeFileName.sanitize(downloadTask.response?.suggestedFilename)
-        for attempt in 0..<10_000 {
-            if link(location.path, directory + "/" + SafeFileName.candidate(name, attempt: attempt)) == 0 { return }
-            if errno != EEXIST { break }
+        if case .failure(let problem) = DownloadPlacement.link(location.path, into: directory,
+                                                               suggested: downloadTask.response?.suggestedFilename) {
+            failures.append(Sanitized.text(problem.message))
         }
-        failures.append("cannot save \(Sanitized.text(name)) in \(Sanitized.text(directory)): \(String(cString: strerror(errno)))")
     }
 
     // MARK: Completion

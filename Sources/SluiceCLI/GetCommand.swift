@@ -82,24 +82,9 @@ struct GetCommand: ParsableCommand {
         let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: 1),
                                    progress: trace ? nil : ProgressLine.ifTerminal())
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        let task = session.dataTask(with: target)
-        let interrupted = SignalTrap.run(stoppingWith: { task.cancel() }) {
-            task.resume()
-            delegate.wait()
+        try delegate.run(session.dataTask(with: target), in: session, target: target) { task in
+            task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
         }
-        session.finishTasksAndInvalidate()
-
-        if let signal = interrupted {
-            throw CLIFailure(code: 128 + signal, message: "interrupted after \(task.countOfBytesReceived) bytes")
-        }
-        if let failure = delegate.outputFailure {
-            throw CLIFailure(code: 1, message: "cannot write the body to standard output: \(failure)")
-        }
-        if let error = delegate.error {
-            let kept = task.countOfBytesReceived > 0 ? " (\(task.countOfBytesReceived) bytes received)" : ""
-            throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + kept)
-        }
-        try Self.checkStatus(delegate.response, target)
     }
 
     /// The body to a file through a download task (or a data task that becomes one), resumable.
@@ -138,7 +123,7 @@ struct GetCommand: ParsableCommand {
         if let error = delegate.error {
             throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + resumeHint)
         }
-        try Self.checkStatus(delegate.response, target)
+        try CLIFailure.checkStatus(delegate.response, target)
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
         }
@@ -170,11 +155,6 @@ struct GetCommand: ParsableCommand {
         }
     }
 
-    private static func checkStatus(_ response: Response?, _ target: URL) throws {
-        if let status = response?.statusCode, status >= 400 {
-            throw CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(target.absoluteString))")
-        }
-    }
 }
 
 extension SessionTask {

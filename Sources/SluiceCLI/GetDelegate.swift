@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceViewModel
 
 final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
     private let disposition: ResponseDisposition
@@ -61,4 +62,26 @@ final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
     }
 
     func wait() { finished.wait() }
+
+    /// Resumes `task` and waits for its end (Ctrl-C or SIGTERM cancel it), then turns the outcome into the exit:
+    /// 128 + the signal, 1 for a failed transfer or output, 22 for an HTTP error status. `progress` says how far
+    /// the task got, for the messages ("after 300 bytes").
+    func run(_ task: SessionTask, in session: Session, target: URL, progress: (SessionTask) -> String?) throws {
+        let interrupted = SignalTrap.run(stoppingWith: { task.cancel() }) {
+            task.resume()
+            wait()
+        }
+        session.finishTasksAndInvalidate()
+        if let signal = interrupted {
+            throw CLIFailure(code: 128 + signal, message: "interrupted" + (progress(task).map { " after \($0)" } ?? ""))
+        }
+        if let outputFailure {
+            throw CLIFailure(code: 1, message: "cannot write the body to standard output: \(outputFailure)")
+        }
+        if let error {
+            let got = progress(task).map { " (\($0))" } ?? ""
+            throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + got)
+        }
+        try CLIFailure.checkStatus(response, target)
+    }
 }

@@ -24,13 +24,12 @@ final class ProgressLine {
         lastDraw = now
         drewOnce = true
         let seconds = max(Double(now &- start) / 1e9, 0.001)
-        let rate = Int64(Double(received) / seconds)
         var text = ByteCountText.format(received)
         if expected > 0 {
             let percent = min(100, Int(Double(received) * 100 / Double(expected)))
             text += " / \(ByteCountText.format(expected)) \(percent)%"
         }
-        text += "  \(ByteCountText.format(rate))/s"
+        text += "  " + ByteCountText.rate(Double(received) / seconds)
         StandardStreams.error(("\r\u{1B}[K" + text))
     }
 

@@ -47,21 +47,7 @@ struct PutCommand: ParsableCommand {
                               eventMonitor: trace ? TraceEncoder.monitor() : nil)
         let task = session.uploadTask(with: Request(url: target, method: method.uppercased()),
                                       fromFile: URL(fileURLWithPath: file))
-        let interrupted = SignalTrap.run(stoppingWith: { task.cancel() }) {
-            task.resume()
-            delegate.wait()
-        }
-        session.finishTasksAndInvalidate()
-
-        if let signal = interrupted {
-            throw CLIFailure(code: 128 + signal, message: "interrupted after sending \(task.countOfBytesSent) bytes")
-        }
-        if let error = delegate.error {
-            throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)))
-        }
-        if let status = delegate.response?.statusCode, status >= 400 {
-            throw CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(target.absoluteString))")
-        }
+        try delegate.run(task, in: session, target: target) { task in "\(task.countOfBytesSent) bytes sent" }
     }
 }
 

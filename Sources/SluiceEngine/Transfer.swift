@@ -319,8 +319,8 @@ final class Transfer {
         return .continue
     }
 
-    /// Hands the transfer to the download task that continues `task`. Bytes gathered so far belong to the data
-    /// task and must have been flushed to it.
+    /// Hands the transfer to the download task that continues `task`. Bytes the data task may have must already
+    /// be flushed to it; bytes still gathered (held for the disposition) go to the download.
     func adopt(_ download: DownloadTask) -> Outcome {
         task = download
         id = download.taskIdentifier

@@ -177,8 +177,9 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Hands a data task's transfer to a new download task, between two chunks: what was gathered so far goes
-    /// to the data task, everything after to the download's file.
+    /// Hands a data task's transfer to a new download task, between two chunks: what the data task was allowed
+    /// to receive goes to it, everything after to the download's file (at `.becomeDownload` that is the whole body:
+    /// bytes gathered while the answer was awaited were never the data task's).
     private func convert(_ t: Transfer) {
         guard let dataTask = t.task as? DataTask else { return }  // already a download
         if dataTask.state == .canceling { return finish(t, .cancelled(dataTask.currentRequest.url)) }

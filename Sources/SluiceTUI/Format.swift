@@ -12,10 +12,6 @@ enum Format {
         return "\(min(s / 86400, 999))d" + String(s / 3600 % 24).leftPadded(to: 2) + "h"
     }
 
-    static func rate(_ bytesPerSecond: Double) -> String {
-        ByteCountText.format(Int64(bytesPerSecond.rounded())) + "/s"
-    }
-
     static func seconds(_ nanoseconds: UInt64) -> String {
         let tenths = nanoseconds / 100_000_000
         return "\(tenths / 10).\(tenths % 10)s"

@@ -38,7 +38,7 @@ public enum Renderer {
     private static func titleLine(_ model: Model, _ ui: UIState) -> StyledLine {
         let total = model.rows.reduce(0.0) { $0 + ($1.state == .running ? $1.bytesPerSecond(now: model.now) ?? 0 : 0) }
         var text = " Sluice  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(model.runningCount) active"
-        if total > 0 { text += " · " + Format.rate(total) }
+        if total > 0 { text += " · " + ByteCountText.rate(total) }
         if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
         if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) }
         var spans = [Span(text, .title)]

@@ -96,19 +96,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
-        let name = SafeFileName.sanitize(downloadTask.response?.suggestedFilename)
-        for attempt in 0..<1000 {
-            let path = outputDirectory + "/" + SafeFileName.candidate(name, attempt: attempt)
-            if link(location.path, path) == 0 {  // fails rather than replace an existing file
-                post(.saved(id: downloadTask.taskIdentifier, path: path))
-                return
-            }
-            if errno != EEXIST {
-                post(.note(id: downloadTask.taskIdentifier, "cannot save into \(outputDirectory): \(String(cString: strerror(errno)))"))
-                return
-            }
+        switch DownloadPlacement.link(location.path, into: outputDirectory, suggested: downloadTask.response?.suggestedFilename) {
+        case .success(let path): post(.saved(id: downloadTask.taskIdentifier, path: path))
+        case .failure(let problem): post(.note(id: downloadTask.taskIdentifier, problem.message))
         }
-        post(.note(id: downloadTask.taskIdentifier, "no free name for \(name) in \(outputDirectory)"))
     }
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {

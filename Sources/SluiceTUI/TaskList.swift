@@ -119,7 +119,7 @@ enum TaskList {
         case .bytes: return ByteCountText.format(row.bytes)
         case .rate:
             if row.isStalled(now: now) { return "stalled" }
-            return row.bytesPerSecond(now: now).map(Format.rate) ?? ""
+            return row.bytesPerSecond(now: now).map(ByteCountText.rate) ?? ""
         case .eta: return row.eta(now: now).map(Format.duration) ?? ""
         case .chunks: return row.chunks > 0 ? "x\(row.chunks)" : ""
         case .kind: return row.kind.rawValue

@@ -172,7 +172,7 @@ public enum PlainLine {
         var size = ByteCountText.format(row.bytes)
         if row.expected >= 0 { size += " of " + ByteCountText.format(row.expected) }
         parts.append(size)
-        if let rate = row.bytesPerSecond(now: now) { parts.append(ByteCountText.format(Int64(rate)) + "/s") }
+        if let rate = row.bytesPerSecond(now: now) { parts.append(ByteCountText.rate(rate)) }
         if let path = row.savedPath { parts.append("saved " + path) }
         parts.append(row.url)
         return Sanitized.text(parts.joined(separator: "  "))

@@ -13,4 +13,9 @@ public enum ByteCountText {
         let rounded = value >= 100 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)
         return "\(rounded) \(units[unit])"
     }
+
+    /// "1.5 MiB/s".
+    public static func rate(_ bytesPerSecond: Double) -> String {
+        format(Int64(bytesPerSecond.rounded())) + "/s"
+    }
 }

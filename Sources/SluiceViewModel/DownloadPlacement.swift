@@ -1,0 +1,25 @@
+// Where a finished download lands: its server's name, cleaned, in a directory the user chose, never over an
+// existing file (link(2) fails instead of replacing; the next candidate name is tried).
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum DownloadPlacement {
+    /// Links `temporary` into `directory` as the suggested name, or `name.1`, `name.2`...; the path it got, or
+    /// why it could not be placed.
+    public static func link(_ temporary: String, into directory: String, suggested: String?) -> Result<String, PlacementError> {
+        let name = SafeFileName.sanitize(suggested)
+        for attempt in 0..<10_000 {
+            let path = directory + "/" + SafeFileName.candidate(name, attempt: attempt)
+            if Glibc.link(temporary, path) == 0 { return .success(path) }
+            if errno != EEXIST {
+                return .failure(PlacementError(message: "cannot save \(name) in \(directory): \(String(cString: strerror(errno)))"))
+            }
+        }
+        return .failure(PlacementError(message: "no free name for \(name) in \(directory)"))
+    }
+}
+
+public struct PlacementError: Error, Equatable {
+    public let message: String
+}
