@@ -33,6 +33,8 @@ let package = Package(
             name: "CNcurses",
             linkerSettings: [.linkedLibrary("ncursesw")]
         ),
+        // mallopt for the command-line tool (see MallocTuning.swift).
+        .target(name: "CMalloc"),
         // The terminal UI: a pure renderer and key handler, themes, and the one file that calls curses.
         .target(
             name: "SluiceTUI",
@@ -51,6 +53,7 @@ let package = Package(
         .target(
             name: "SluiceCLI",
             dependencies: [
+                "CMalloc",
                 "SluiceEngine",
                 "SluiceViewModel",
                 "SluiceTUI",

@@ -22,6 +22,7 @@ public struct SluiceCommand: ParsableCommand {
 
     /// Runs the command line and exits; failures print `sluice: message` and exit non-zero.
     public static func runMain() -> Never {
+        MallocTuning.apply()
         do {
             var command = try parseAsRoot()
             try command.run()
