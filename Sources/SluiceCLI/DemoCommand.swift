@@ -8,7 +8,7 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Open the UI on a local scenario server (no internet needed) with tasks that show the delegate flow.",
         discussion: """
-            Tasks: a slow large file, a multipart/x-mixed-replace stream, a task awaiting its disposition (press r,
+            Tasks: a slow large file, a multipart/x-mixed-replace stream, a task awaiting its disposition (press r, \
             c or d on it), a server that drops mid-body, and a file worth converting to a download (press d).
             """
     )

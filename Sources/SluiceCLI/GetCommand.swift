@@ -18,7 +18,7 @@ struct GetCommand: ParsableCommand {
         commandName: "get",
         abstract: "Transfer a URL without the UI; the body goes to standard output, or to a file with -o.",
         discussion: """
-            With -o, an interrupted download (Ctrl-C, SIGTERM, a lost connection, a full disk) keeps its partial
+            With -o, an interrupted download (Ctrl-C, SIGTERM, a lost connection, a full disk) keeps its partial \
             file and FILE.sluice-resume beside it; the same command run again resumes it.
             """
     )
