@@ -40,6 +40,12 @@ public enum TraceEncoder {
             fields.append(("location", quote(location.path)))
         case .didResumeAtOffset(let offset, let expected):
             fields += [("offset", String(offset)), ("expected", String(expected))]
+        case .willPerformHTTPRedirection(let response, let url):
+            fields.append(("status", response.statusCode.map(String.init) ?? "null"))
+            fields.append(("headers", object(response.headers)))
+            fields.append(("newURL", quote(url.absoluteString)))
+        case .redirectAnswer(let url):
+            fields.append(("follow", url.map { quote($0.absoluteString) } ?? "null"))
         }
         return object(fields)
     }

@@ -18,6 +18,13 @@ public protocol SessionTaskDelegate: SessionDelegate {
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?)
     func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    /// A response redirects (301, 302, 303, 307 or 308 with a Location). `request` is the one the engine would
+    /// send next (303, and 301 or 302 after a POST, become GET; credentials stay behind when the origin changes).
+    /// Answer with it, a changed copy, or nil to take the redirect response itself as the task's response. The
+    /// transfer waits for the answer, from any thread, at any later time. Without an implementation every
+    /// redirect is followed, up to the configuration's `maximumRedirects`.
+    func urlSession(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: Response,
+                    newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void)
 }
 
 public protocol SessionDataDelegate: SessionTaskDelegate {
@@ -53,6 +60,10 @@ extension SessionTaskDelegate {
     public func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {}
     public func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64,
                            totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+    public func urlSession(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: Response,
+                           newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void) {
+        completionHandler(request)
+    }
 }
 
 extension SessionDataDelegate {

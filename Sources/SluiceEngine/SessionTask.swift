@@ -166,6 +166,31 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// On the delegate queue, after `didReceiveResponse` for tasks whose delegate is not asked for a disposition.
     func responseAnnounced(_ response: Response) {}
 
+    /// Asks whether to follow a redirect; the transfer stays held until the answer comes back through the loop.
+    func deliverRedirect(_ response: Response, to request: Request) {
+        let answered = Atomic<Bool>(false)
+        let id = taskIdentifier
+        let handler: @Sendable (Request?) -> Void = { [self] next in
+            guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }  // first answer wins
+            if session.eventMonitor != nil { session.delegateQueue.async { self.emit(.redirectAnswer(next?.url)) } }
+            session.loop.send(.redirect(id, next))
+        }
+        session.loop.deliver { [self] in
+            emit(.willPerformHTTPRedirection(response, to: request.url))
+            if let target {
+                target.urlSession(session, task: self, willPerformHTTPRedirection: response, newRequest: request,
+                                  completionHandler: handler)
+            } else {
+                handler(request)
+            }
+        }
+    }
+
+    /// Redirects followed so far (loop thread only).
+    var redirectCount = 0
+    /// False once a redirect turned the request into a GET: an upload task's body stays unsent (loop thread only).
+    var sendsBody = true
+
     /// Delivers a response; the transfer stays held until the handler's answer comes back through the loop.
     func deliverResponse(_ response: Response) -> TransferError? {
         if let problem = admit(response) { return problem }

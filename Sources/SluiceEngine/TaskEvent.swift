@@ -18,6 +18,10 @@ public enum TaskEvent: Sendable, Equatable {
     case didFinishDownloadingTo(URL)
     case didResumeAtOffset(offset: Int64, expected: Int64)
     case didSendBodyData(bytes: Int64, total: Int64, expected: Int64)
+    /// A redirect response and the URL the engine proposes to follow.
+    case willPerformHTTPRedirection(Response, to: URL)
+    /// The delegate's answer: the URL it follows, or nil when the redirect response is taken as the response.
+    case redirectAnswer(URL?)
 
     /// The delegate method's short name, as `--trace` prints it.
     public var name: String {
@@ -32,6 +36,8 @@ public enum TaskEvent: Sendable, Equatable {
         case .didFinishDownloadingTo: "didFinishDownloadingTo"
         case .didResumeAtOffset: "didResumeAtOffset"
         case .didSendBodyData: "didSendBodyData"
+        case .willPerformHTTPRedirection: "willPerformHTTPRedirection"
+        case .redirectAnswer: "redirectAnswer"
         }
     }
 }

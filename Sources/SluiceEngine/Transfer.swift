@@ -37,6 +37,8 @@ final class Transfer {
     private var local: LocalSource?
     /// A failure found inside a callback, reported once libcurl has returned.
     private var abortError: TransferError?
+    /// A redirect's question is with the delegate: its body is gathered, not delivered.
+    private(set) var askingRedirect = false
     /// libcurl finished while a disposition or a resume was still owed; the result waits here.
     private var endResult: TransferError??
     private var lastActivity: UInt64
@@ -130,10 +132,7 @@ final class Transfer {
         set(sluice_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback))
         set(sluice_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me))
         setLong(CURLOPT_NOSIGNAL, 1)
-        setString(CURLOPT_PROTOCOLS_STR, "http,https")
-        setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        setLong(CURLOPT_FOLLOWLOCATION, 1)
-        setLong(CURLOPT_MAXREDIRS, configuration.maximumRedirects)
+        setString(CURLOPT_PROTOCOLS_STR, "http,https")  // redirects are followed by the loop, not libcurl
         setLong(CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
         setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl decodes
         setLong(CURLOPT_SSL_VERIFYPEER, configuration.tlsVerificationEnabled ? 1 : 0)
@@ -144,7 +143,8 @@ final class Transfer {
         setLong(CURLOPT_STREAM_WEIGHT, max(1, Int(task.priority * 255) + 1))
 
         let method = request.method.uppercased()
-        let body = (task as? UploadTask)?.body ?? request.body.map { UploadBody.data($0) }
+        let uploadBody = task.sendsBody ? (task as? UploadTask)?.body : nil
+        let body = uploadBody ?? request.body.map { UploadBody.data($0) }
         if method == "HEAD" {
             setLong(CURLOPT_NOBODY, 1)
         } else if let body {
@@ -192,7 +192,32 @@ final class Transfer {
         guard !responseStarted else { return count }  // trailers after the body are not a new response
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
+        if headerParser.isComplete, !askingRedirect, Redirection.redirects(headerParser.statusCode),
+           let status = headerParser.statusCode, let location = redirectTarget() {
+            // Asked now, at the headers, as URLSession asks; the redirect's own body is gathered meanwhile and
+            // reaches the delegate only if the redirect is refused.
+            askingRedirect = true
+            _ = holds.hold(.awaitingDisposition)
+            let response = makeResponse(headers: headerParser.fields, part: nil)
+            task.deliverRedirect(response, to: Redirection.request(after: task.currentRequest, status: status, location: location))
+        }
         return count
+    }
+
+    /// The Location resolved against this request's URL, or nil when there is none that parses. (libcurl's
+    /// CURLINFO_REDIRECT_URL is only known once the whole redirect response has been read.)
+    private func redirectTarget() -> URL? {
+        headerParser.fields["Location"].flatMap { Redirection.target(location: $0, from: url) }
+    }
+
+    /// The delegate refused the redirect: the redirect response is the task's response, with its own body.
+    func refuseRedirect() -> Outcome {
+        guard askingRedirect else { return .continue }
+        askingRedirect = false
+        responseStarted = true
+        deliverResponse()
+        if let abortError { return .finish(abortError) }
+        return .continue
     }
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
@@ -200,6 +225,10 @@ final class Transfer {
         if holds.isHeld && !mayGatherWhileAwaiting(count) { return sluice_writefunc_pause() }  // offered again later
         lastActivity = uptimeNow()
         let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
+        if askingRedirect {
+            gather(chunk)
+            return count
+        }
         if !responseStarted {
             responseStarted = true
             if !(task is DownloadTask), let boundary = multipartBoundary() {
@@ -325,6 +354,7 @@ final class Transfer {
         task = download
         id = download.taskIdentifier
         _ = holds.release(.backpressure)  // the download counts its own buffered bytes from zero
+        if askingRedirect { return .continue }  // still held for the redirect's answer
         return release(.awaitingDisposition)
     }
 
@@ -341,6 +371,7 @@ final class Transfer {
             error = makeError(code)
         }
         endResult = .some(error)
+        if askingRedirect { return .continue }  // the answer decides: a new transfer, or this response after all
         if !responseStarted && (headerParser.isComplete || error == nil) {
             // No body byte came (HEAD, an empty body, or a failure right after the headers): the response
             // still goes to the delegate first.
@@ -368,6 +399,9 @@ final class Transfer {
         if let problem = task.deliverResponse(response) { return .finish(problem) }
         return .continue
     }
+
+    var isSuspended: Bool { holds.contains(.suspended) }
+    var statusCode: Int? { headerParser.statusCode }
 
     var isLocalFlowing: Bool { local != nil && !holds.isHeld }
 

@@ -20,6 +20,8 @@ final class TransferLoop: @unchecked Sendable {
         case release(Int, TransferHolds.Reason)
         case cancel(Int)
         case disposition(Int, ResponseDisposition)
+        /// The delegate's answer to a redirect: the request to follow, or nil to keep the redirect response.
+        case redirect(Int, Request?)
         /// A running data task becomes a download task.
         case convert(Int)
         /// An upload stream that ran dry has bytes again.
@@ -145,6 +147,9 @@ final class TransferLoop: @unchecked Sendable {
             case .becomeDownload:
                 convert(t)
             }
+        case .redirect(let id, let request):
+            guard let t = transfers[id], t.askingRedirect else { return }
+            if let request { follow(t, to: request) } else { settle(t, t.refuseRedirect()) }
         case .convert(let id):
             if let t = transfers[id] { convert(t) }
         case .uploadReady(let id):
@@ -175,6 +180,34 @@ final class TransferLoop: @unchecked Sendable {
         } else {
             settle(transfer, transfer.startLocal())
         }
+    }
+
+    /// Follows a redirect with a new transfer for the same task. The old one goes, with the redirect's body; libcurl
+    /// keeps its connection for the next request when that body was complete.
+    private func follow(_ t: Transfer, to request: Request) {
+        let task = t.task
+        let from = task.currentRequest
+        let limit = configuration.maximumRedirects
+        if task.redirectCount >= limit {
+            return finish(t, TransferError(.tooManyRedirects, "more than \(limit) redirects", failingURL: from.url))
+        }
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return finish(t, TransferError(.unsupportedURL, "a redirect to \(request.url.absoluteString) was not followed: only http and https are",
+                                           failingURL: from.url))
+        }
+        if Redirection.dropsBody(from: from, to: request) { task.sendsBody = false }
+        if task.sendsBody, let upload = task as? UploadTask, case .stream = upload.body {
+            return finish(t, TransferError(.unknown, "a \(t.statusCode.map(String.init) ?? "") redirect needs the request body again, and a stream cannot be sent twice",
+                                           failingURL: from.url))
+        }
+        let suspended = t.isSuspended
+        transfers.removeValue(forKey: t.id)
+        if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
+        t.close()
+        task.redirectCount += 1
+        task.setCurrentRequest(request)
+        start(task)
+        if suspended { transfers[task.taskIdentifier]?.hold(.suspended) }
     }
 
     /// Hands a data task's transfer to a new download task, between two chunks: what the data task was allowed

@@ -21,7 +21,8 @@ import NIOHTTP1
 /// - `/short?bytes=N&after=M` Content-Length N, connection closed after M bytes
 /// - `/huge-headers?size=N` about N bytes of response header fields [line=1: all in one field]
 /// - `/stall` headers, then silence; `/silent` no answer at all
-/// - `/redirect/N` a chain of N redirects ending at `/bytes/16`
+/// - `/redirect/N` a chain of N redirects ending at `/bytes/16`, each with a short body [status=S: 301, 302
+///   (default), 303, 307 or 308; to=URL: where the last one points]
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
 ///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
@@ -123,8 +124,12 @@ final class ScenarioHandler: ChannelInboundHandler {
             break
         case "redirect":
             let n = Int(parts.count > 1 ? parts[1] : "") ?? 1
-            let target = n <= 1 ? "/bytes/16" : "/redirect/\(n - 1)"
-            finish(context, .found, HTTPHeaders([("Location", target)]), body: "", keepAlive: keepAlive)
+            let status = query.int("status", 302)
+            var rest = Self.split(head.uri).1.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
+            if !rest.isEmpty { rest = "?" + rest }
+            let target = n <= 1 ? query["to"] ?? "/bytes/16" : "/redirect/\(n - 1)\(rest)"
+            finish(context, HTTPResponseStatus(statusCode: status), HTTPHeaders([("Location", target)]),
+                   body: "redirect \(n) with \(status)\n", keepAlive: keepAlive)
         case "status":
             let code = Int(parts.count > 1 ? parts[1] : "") ?? 200
             finish(context, HTTPResponseStatus(statusCode: code), HTTPHeaders(), body: "status \(code)\n", keepAlive: keepAlive)

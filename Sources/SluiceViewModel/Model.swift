@@ -146,8 +146,8 @@ public struct Model: Equatable, Sendable {
                 row.expected = expected
                 row.rate = RateWindow()
                 row.rate.record(bytes: offset, at: time)
-            case .didFinishDownloadingTo:
-                break
+            case .didFinishDownloadingTo, .willPerformHTTPRedirection, .redirectAnswer:
+                break  // the timeline shows them
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false
                 if let error {

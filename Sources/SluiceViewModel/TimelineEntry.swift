@@ -38,6 +38,9 @@ public struct TimelineEntry: Equatable, Sendable {
         case .didBecomeDownloadTask(let id): return entry("task \(id)")
         case .didFinishDownloadingTo: return entry("")
         case .didResumeAtOffset(let offset, _): return entry("at \(ByteCountText.format(offset))")
+        case .willPerformHTTPRedirection(let r, let url):
+            return entry("\(r.statusCode.map(String.init) ?? "-") to \(Sanitized.text(url.absoluteString))")
+        case .redirectAnswer(let url): return entry(url.map { "follow \(Sanitized.text($0.absoluteString))" } ?? "refuse")
         }
     }
 

@@ -62,6 +62,17 @@ func model(_ events: [ModelEvent]) -> Model {
                                              "didCompleteWithError nil"])
     }
 
+    @Test func redirectsShowInTheTimeline() {
+        let evil = URL(string: "http://a.test/%1B%5B2J")!
+        let row = model([added, record(1, .willPerformHTTPRedirection(response(302), to: evil), at: 1),
+                         record(1, .redirectAnswer(evil), at: 2), record(1, .willPerformHTTPRedirection(response(301), to: evil), at: 3),
+                         record(1, .redirectAnswer(nil), at: 4)]).row(1)
+        #expect(row?.timeline.map(\.text) == ["willPerformHTTPRedirection 302 to http://a.test/%1B%5B2J",
+                                             "redirectAnswer follow http://a.test/%1B%5B2J",
+                                             "willPerformHTTPRedirection 301 to http://a.test/%1B%5B2J", "redirectAnswer refuse"])
+        #expect(row?.status == nil, "a redirect is not the task's response")
+    }
+
     @Test func rateComesFromAWindowOfSecondsAndFallsWhenBytesStop() {
         var m = model([added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response(length: 100_000_000)), at: 0),
                        record(1, .disposition(.allow), at: 0)])
