@@ -83,6 +83,36 @@ import Testing
         await #expect(throws: TransferError.self) { try await stream.write(Data([1])) }
     }
 
+    @Test func a307SendsAFileBodyAgainAndA303DropsIt() async throws {
+        let server = try Servers.shared()
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.path + "/body.bin"
+        try writePatternFile(path, size: 200_000)
+        for (status, expected) in [(307, "bytes=200000 pattern=ok\n"), (303, "bytes=0 pattern=ok\n")] {
+            let recorder = Recorder()
+            let request = Request(url: server.url("/redirect/1?status=\(status)&to=/upload"), method: "POST")
+            let task = session(recorder, log: EventLog()).uploadTask(with: request, fromFile: URL(fileURLWithPath: path))
+            task.resume()
+            guard await recorder.waitForCompletion() else { return }
+            #expect(String(decoding: recorder.snapshot.body, as: UTF8.self) == expected, "after a \(status)")
+            #expect(task.currentRequest.method == (status == 303 ? "GET" : "POST"))
+        }
+    }
+
+    @Test func a307CannotSendAStreamTwice() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let stream = UploadStream(capacity: 64 << 10)
+        session(recorder, log: EventLog()).uploadTask(with: Request(url: server.url("/redirect/1?status=307&to=/upload")),
+                                                      body: .stream(stream)).resume()
+        try await stream.write(patternBytes(count: 10_000))
+        stream.finish()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error?.message.contains("a stream cannot be sent twice") == true)
+        #expect(recorder.snapshot.responses.isEmpty)
+    }
+
     @Test func aMissingFileIsAClearError() async throws {
         let server = try Servers.shared()
         let recorder = Recorder()
