@@ -186,6 +186,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// When the task's first transfer started, for the resource timeout (loop thread only).
+    var startedAt: UInt64 = 0
     /// Redirects followed so far (loop thread only).
     var redirectCount = 0
     /// False once a redirect turned the request into a GET: an upload task's body stays unsent (loop thread only).

@@ -71,7 +71,8 @@ final class Transfer {
         let now = uptimeNow()
         lastActivity = now
         inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
-        deadline = now &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
+        if task.startedAt == 0 { task.startedAt = now }  // a redirect's new transfer keeps the task's deadline
+        deadline = task.startedAt &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
         self.pool = pool
         self.handles = handles
         switch scheme {

@@ -22,7 +22,7 @@ import NIOHTTP1
 /// - `/huge-headers?size=N` about N bytes of response header fields [line=1: all in one field]
 /// - `/stall` headers, then silence; `/silent` no answer at all
 /// - `/redirect/N` a chain of N redirects ending at `/bytes/16`, each with a short body [status=S: 301, 302
-///   (default), 303, 307 or 308; to=URL: where the last one points]
+///   (default), 303, 307 or 308; to=URL: where the last one points, percent-decoded]
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
 ///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
@@ -127,7 +127,7 @@ final class ScenarioHandler: ChannelInboundHandler {
             let status = query.int("status", 302)
             var rest = Self.split(head.uri).1.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
             if !rest.isEmpty { rest = "?" + rest }
-            let target = n <= 1 ? query["to"] ?? "/bytes/16" : "/redirect/\(n - 1)\(rest)"
+            let target = n <= 1 ? query["to"].map(Self.percentDecoded) ?? "/bytes/16" : "/redirect/\(n - 1)\(rest)"
             finish(context, HTTPResponseStatus(statusCode: status), HTTPHeaders([("Location", target)]),
                    body: "redirect \(n) with \(status)\n", keepAlive: keepAlive)
         case "status":
@@ -280,6 +280,24 @@ final class ScenarioHandler: ChannelInboundHandler {
     private func end(_ context: ChannelHandlerContext, keepAlive: Bool) {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         if !keepAlive { context.close(promise: nil) }
+    }
+
+    /// `%XX` sequences as bytes, so that a parameter can carry a URL with its own query.
+    static func percentDecoded(_ text: String) -> String {
+        let source = Array(text.utf8)
+        var bytes: [UInt8] = []
+        var i = 0
+        while i < source.count {
+            if source[i] == 37, i + 2 < source.count,
+               let value = UInt8(String(decoding: source[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                i += 3
+            } else {
+                bytes.append(source[i])
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func split(_ uri: String) -> (String, [String: String]) {
