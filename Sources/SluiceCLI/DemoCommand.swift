@@ -9,7 +9,8 @@ struct DemoCommand: ParsableCommand {
         abstract: "Open the UI on a local scenario server (no internet needed) with tasks that show the delegate flow.",
         discussion: """
             Tasks: a slow large file, a multipart/x-mixed-replace stream, a task awaiting its disposition (press r, \
-            c or d on it), a server that drops mid-body, and a file worth converting to a download (press d).
+            c or d on it), a server that drops mid-body, a file worth converting to a download (press d), and a file \
+            behind two redirects.
             """
     )
 
@@ -22,6 +23,7 @@ struct DemoCommand: ParsableCommand {
         "/bytes/4000000?name=awaiting-your-answer.bin",
         "/bytes/3000000?drop=1500000",
         "/drip?bytes=16000000&chunk=16384&interval=20&name=worth-converting.bin",
+        "/redirect/2?status=301&to=%2Fdrip%3Fbytes%3D8000000%26chunk%3D16384%26interval%3D20",
     ]
 
     mutating func run() throws {

@@ -16,6 +16,7 @@ enum DetailPane {
             lines.append(StyledLine(spans))
         }
         pair([("task", "#\(row.id) \(row.kind.rawValue)"), ("url", row.url)])
+        if let target = row.redirectedTo { pair([("redirected to", target)]) }
         var state = row.awaitingDisposition ? "awaiting disposition (r allow, c cancel, d download)" : row.state.rawValue
         switch row.outcome {
         case .finished: state += ", finished"

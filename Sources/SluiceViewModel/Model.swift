@@ -146,7 +146,9 @@ public struct Model: Equatable, Sendable {
                 row.expected = expected
                 row.rate = RateWindow()
                 row.rate.record(bytes: offset, at: time)
-            case .didFinishDownloadingTo, .willPerformHTTPRedirection, .redirectAnswer:
+            case .redirectAnswer(let followed):
+                if let followed { row.redirectedTo = followed.absoluteString }
+            case .didFinishDownloadingTo, .willPerformHTTPRedirection:
                 break  // the timeline shows them
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false
@@ -167,6 +169,7 @@ public struct Model: Equatable, Sendable {
             download.status = from.status
             download.contentType = from.contentType
             download.responseHeaders = from.responseHeaders
+            download.redirectedTo = from.redirectedTo
             download.expected = -1
             insert(download)
             if selectedID == id { selectedID = newID }

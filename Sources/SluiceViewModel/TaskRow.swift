@@ -14,6 +14,8 @@ public enum TaskOutcome: Equatable, Sendable {
 public struct TaskRow: Equatable, Sendable {
     public let id: Int
     public var url: String
+    /// Where the task's followed redirects led (nil while it has followed none).
+    public var redirectedTo: String?
     public var kind: TaskKind
     public var state: TaskState = .suspended
     public var outcome: TaskOutcome?

@@ -150,4 +150,12 @@ func fixture(_ name: String) -> String? {
         #expect(text.contains("didReceiveData x2 (7.6 MiB)"))
         #expect(text.contains("length 38.1 MiB"))
     }
+
+    @Test func theDetailPaneShowsWhereRedirectsLed() {
+        var m = sampleModel()
+        m.select(1)
+        #expect(!snapshotText(render(120, 40, model: m)).contains("redirected to"))
+        m.apply(engine(1, .redirectAnswer(URL(string: "http://next.test/file")!), at: 9))
+        #expect(snapshotText(render(120, 40, model: m)).contains("redirected to http://next.test/file"))
+    }
 }

@@ -71,6 +71,7 @@ func model(_ events: [ModelEvent]) -> Model {
                                              "redirectAnswer follow http://a.test/%1B%5B2J",
                                              "willPerformHTTPRedirection 301 to http://a.test/%1B%5B2J", "redirectAnswer refuse"])
         #expect(row?.status == nil, "a redirect is not the task's response")
+        #expect(row?.redirectedTo == "http://a.test/%1B%5B2J", "the last redirect followed")
     }
 
     @Test func rateComesFromAWindowOfSecondsAndFallsWhenBytesStop() {
