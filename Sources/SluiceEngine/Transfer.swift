@@ -43,6 +43,7 @@ final class Transfer {
     private var endResult: TransferError??
     private var lastActivity: UInt64
     private let inactivityLimit: UInt64
+    private let maximumRedirects: Int
     private let deadline: UInt64
     /// Body bytes gathered within one loop turn: libcurl hands over at most 16 KiB per call, and one delegate
     /// dispatch per 16 KiB costs more than the copy. Flushed when full and after every `curl_multi_perform`.
@@ -71,6 +72,7 @@ final class Transfer {
         let now = uptimeNow()
         lastActivity = now
         inactivityLimit = Self.nanoseconds(request.timeoutInterval ?? configuration.timeoutIntervalForRequest)
+        maximumRedirects = configuration.maximumRedirects
         if task.startedAt == 0 { task.startedAt = now }  // a redirect's new transfer keeps the task's deadline
         deadline = task.startedAt &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
         self.pool = pool
@@ -195,6 +197,11 @@ final class Transfer {
         lastActivity = uptimeNow()
         if headerParser.isComplete, !askingRedirect, Redirection.redirects(headerParser.statusCode),
            let status = headerParser.statusCode, let location = redirectTarget() {
+            if task.redirectCount >= maximumRedirects {  // no question whose answer could not be followed
+                abortError = TransferError(.tooManyRedirects, "more than \(maximumRedirects) redirects", failingURL: url)
+                responseStarted = true  // a redirect is not the task's response: none is delivered
+                return 0
+            }
             // Asked now, at the headers, as URLSession asks; the redirect's own body is gathered meanwhile and
             // reaches the delegate only if the redirect is refused.
             askingRedirect = true
@@ -402,7 +409,6 @@ final class Transfer {
     }
 
     var isSuspended: Bool { holds.contains(.suspended) }
-    var statusCode: Int? { headerParser.statusCode }
 
     var isLocalFlowing: Bool { local != nil && !holds.isHeld }
 

@@ -24,6 +24,8 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case cannotReadFile
         case cannotWriteToFile
         case tooManyRedirects
+        /// A 307 or 308 redirect needs the request body again, and a stream body cannot be sent twice.
+        case requestBodyStreamExhausted
         case cannotDecodeContent
         case unsupportedDisposition
         case sessionInvalidated

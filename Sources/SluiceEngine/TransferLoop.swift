@@ -187,17 +187,14 @@ final class TransferLoop: @unchecked Sendable {
     private func follow(_ t: Transfer, to request: Request) {
         let task = t.task
         let from = task.currentRequest
-        let limit = configuration.maximumRedirects
-        if task.redirectCount >= limit {
-            return finish(t, TransferError(.tooManyRedirects, "more than \(limit) redirects", failingURL: from.url))
-        }
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return finish(t, TransferError(.unsupportedURL, "a redirect to \(request.url.absoluteString) was not followed: only http and https are",
                                            failingURL: from.url))
         }
         if Redirection.dropsBody(from: from, to: request) { task.sendsBody = false }
         if task.sendsBody, let upload = task as? UploadTask, case .stream = upload.body {
-            return finish(t, TransferError(.unknown, "a \(t.statusCode.map(String.init) ?? "") redirect needs the request body again, and a stream cannot be sent twice",
+            return finish(t, TransferError(.requestBodyStreamExhausted,
+                                           "the redirect needs the request body again, and a stream cannot be sent twice",
                                            failingURL: from.url))
         }
         let suspended = t.isSuspended

@@ -155,6 +155,18 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
         #expect(s.calls == ["redirect 302", "complete"])
     }
 
+    @Test func pastTheLimitTheDelegateIsNotAskedAgain() async throws {
+        let server = try Servers.shared()
+        let recorder = RedirectRecorder()
+        var configuration = SessionConfiguration.default
+        configuration.maximumRedirects = 2
+        Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue)
+            .dataTask(with: server.url("/redirect/5")).resume()
+        guard await recorder.waitFor({ $0.completions > 0 }) else { return }
+        #expect(recorder.snapshot.calls == ["redirect 302", "redirect 302", "complete"])
+        #expect(recorder.snapshot.error?.code == .tooManyRedirects)
+    }
+
     @Test func theResourceTimeoutCountsFromTheFirstRequest() async throws {
         let server = try Servers.shared()
         var configuration = SessionConfiguration.default
