@@ -261,6 +261,8 @@ final class Transfer {
     fileprivate func readBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         guard let upload else { return 0 }
         lastActivity = uptimeNow()
+        // After a conversion re-keys this transfer, `adopt` unpauses it, libcurl reads again, and the next wake
+        // carries the new identifier; a wake made before that finds nothing and is dropped.
         let wake: @Sendable () -> Void = { [loop = task.session.loop, id] in loop.send(.uploadReady(id)) }
         switch upload.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), wake: wake) {
         case .bytes(let n):

@@ -26,7 +26,7 @@ import NIOHTTP1
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
 ///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
-///   is `bytes=N pattern=ok|bad`)
+///   is `bytes=N pattern=ok|bad`) [early=N: answer at once with N pattern bytes, then keep reading the body]
 final class ScenarioHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -36,6 +36,8 @@ final class ScenarioHandler: ChannelInboundHandler {
     /// For `/upload`: bytes seen so far and whether all of them matched the pattern.
     private var upload: (count: Int64, matches: Bool)?
     private var stream: BodyStream?
+    /// `/upload?early=N` answered at its head; its end needs no answer.
+    private var answeredEarly = false
     private let log: RequestLog
 
     init(log: RequestLog) { self.log = log }
@@ -58,7 +60,14 @@ final class ScenarioHandler: ChannelInboundHandler {
         case .head(let h):
             head = h
             requestBody.clear()
-            upload = Self.split(h.uri).0 == "/upload" ? (0, true) : nil
+            let (path, query) = Self.split(h.uri)
+            upload = path == "/upload" ? (0, true) : nil
+            if upload != nil, let early = query["early"].flatMap({ Int64($0) }) {
+                answeredEarly = true
+                log.record(h.uri)
+                sendBytes(context: context, head: h, total: early, chunked: false, rangesHonoured: false,
+                          dropAfter: nil, stallAfter: nil)
+            }
         case .body(var chunk):
             if let u = upload {
                 upload = (u.count + Int64(chunk.readableBytes), u.matches && ScenarioPattern.matches(chunk, at: u.count))
@@ -67,7 +76,8 @@ final class ScenarioHandler: ChannelInboundHandler {
             }
         case .end:
             guard let head else { return }
-            respond(context: context, to: head)
+            if !answeredEarly { respond(context: context, to: head) }
+            answeredEarly = false
             self.head = nil
         }
     }

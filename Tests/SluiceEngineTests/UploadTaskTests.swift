@@ -113,6 +113,28 @@ import Testing
         #expect(recorder.snapshot.responses.isEmpty)
     }
 
+    @Test func aStarvedStreamUploadWakesAfterItsTaskBecameADownload() async throws {
+        let server = try Servers.shared()
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let recorder = DownloadRecorder()
+        recorder.plan = { _ in .becomeDownload }
+        let stream = UploadStream(capacity: 64 << 10)
+        try await stream.write(patternBytes(count: 10_000))  // sent at once; then the stream runs dry
+        downloadSession(recorder, directory: dir, log: EventLog())
+            .uploadTask(with: Request(url: server.url("/upload?early=5000")), body: .stream(stream)).resume()
+        // The server answers before the body is complete; the task becomes a download while the upload waits.
+        guard await eventually(10, { !recorder.snapshot.became.isEmpty }) else {
+            Issue.record("the task did not become a download")
+            return
+        }
+        try await stream.write(patternBytes(offset: 10_000, count: 10_000))  // must wake the converted transfer
+        stream.finish()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error == nil)
+        #expect(recorder.snapshot.fileBody == patternBytes(count: 5000))
+    }
+
     @Test func aMissingFileIsAClearError() async throws {
         let server = try Servers.shared()
         let recorder = Recorder()
