@@ -46,6 +46,9 @@ public enum TraceEncoder {
             fields.append(("newURL", quote(url.absoluteString)))
         case .redirectAnswer(let url):
             fields.append(("follow", url.map { quote($0.absoluteString) } ?? "null"))
+        case .didFinishCollectingMetrics(let metrics):
+            fields.append(("transactions", "[" + metrics.transactions.map(object).joined(separator: ",") + "]"))
+            fields += [("redirects", String(metrics.redirectCount)), ("duration", seconds(metrics.duration))]
         }
         return object(fields)
     }
@@ -54,6 +57,26 @@ public enum TraceEncoder {
         var fields = [("code", quote(error.code.rawValue)), ("message", quote(error.message))]
         if error.resumeData != nil { fields.append(("resumable", "true")) }
         return object(fields)
+    }
+
+    /// One request's metrics; times in seconds from that request's start.
+    static func object(_ t: TransactionMetrics) -> String {
+        func optional(_ value: String?) -> String { value.map(quote) ?? "null" }
+        return object([
+            ("url", quote(t.url.absoluteString)), ("status", t.statusCode.map(String.init) ?? "null"),
+            ("protocol", optional(t.networkProtocol)), ("remoteAddress", optional(t.remoteAddress)),
+            ("remotePort", t.remotePort.map(String.init) ?? "null"), ("reusedConnection", t.isReusedConnection ? "true" : "false"),
+            ("domainLookupEnd", seconds(t.domainLookupEnd)), ("connectEnd", seconds(t.connectEnd)),
+            ("secureConnectionEnd", t.secureConnectionEnd.map(seconds) ?? "null"), ("requestStart", seconds(t.requestStart)),
+            ("responseStart", seconds(t.responseStart)), ("total", seconds(t.total)),
+            ("bodyBytesSent", String(t.bodyBytesSent)), ("bodyBytesReceived", String(t.bodyBytesReceived)),
+            ("headerBytesReceived", String(t.headerBytesReceived)),
+        ])
+    }
+
+    /// Seconds with microseconds, as libcurl measures them.
+    static func seconds(_ value: Double) -> String {
+        SecondsText.format(nanoseconds: UInt64(max(0, value) * 1e9), decimals: 6)
     }
 
     /// Header fields as one object; repeated names are combined with ", " as HTTP allows.

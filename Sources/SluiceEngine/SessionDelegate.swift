@@ -25,6 +25,8 @@ public protocol SessionTaskDelegate: SessionDelegate {
     /// redirect is followed, up to the configuration's `maximumRedirects`.
     func urlSession(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: Response,
                     newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void)
+    /// Timings and connections of every request the task sent, once, just before `didCompleteWithError`.
+    func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics)
 }
 
 public protocol SessionDataDelegate: SessionTaskDelegate {
@@ -64,6 +66,7 @@ extension SessionTaskDelegate {
                            newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void) {
         completionHandler(request)
     }
+    public func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {}
 }
 
 extension SessionDataDelegate {

@@ -43,6 +43,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var taskDescription: String?
         var priority: Float = 0.5
         var delegate: SessionTaskDelegate?
+        var metrics: TaskMetrics?
     }
 
     init(identifier: Int, request: Request, session: Session, lifecycle: TaskLifecycle = TaskLifecycle(),
@@ -186,6 +187,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Metrics of the requests this task finished sending (loop thread only; a task that never started has none).
+    var transactions: [TransactionMetrics] = []
     /// When the task's first transfer started, for the resource timeout (loop thread only).
     var startedAt: UInt64 = 0
     /// Redirects followed so far (loop thread only).
@@ -259,7 +262,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Marks the task completed and queues `didCompleteWithError` as its last delegate call.
     func finish(error: TransferError?) {
         guard lifecycle.withLock({ $0.complete() }) else { return }
-        info.withLock { $0.error = error }
+        let duration = startedAt == 0 ? 0 : Double(uptimeNow() &- startedAt) / 1e9
+        let metrics = TaskMetrics(transactions: transactions, redirectCount: redirectCount, duration: duration)
+        info.withLock { info in
+            info.error = error
+            info.metrics = metrics
+        }
         gateClosed.store(false, ordering: .sequentiallyConsistent)
         completeDelivery(error)
     }
@@ -273,6 +281,10 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     func reportCompletion(_ error: TransferError?) {
         info.withLock { $0.error = error }
         flushParked()
+        if let metrics = info.withLock({ $0.metrics }) {
+            emit(.didFinishCollectingMetrics(metrics))
+            target?.urlSession(session, task: self, didFinishCollecting: metrics)
+        }
         emit(.stateChanged(.completed))
         emit(.didCompleteWithError(error))
         target?.urlSession(session, task: self, didCompleteWithError: error)

@@ -22,6 +22,7 @@ public enum TaskEvent: Sendable, Equatable {
     case willPerformHTTPRedirection(Response, to: URL)
     /// The delegate's answer: the URL it follows, or nil when the redirect response is taken as the response.
     case redirectAnswer(URL?)
+    case didFinishCollectingMetrics(TaskMetrics)
 
     /// The delegate method's short name, as `--trace` prints it.
     public var name: String {
@@ -38,6 +39,7 @@ public enum TaskEvent: Sendable, Equatable {
         case .didSendBodyData: "didSendBodyData"
         case .willPerformHTTPRedirection: "willPerformHTTPRedirection"
         case .redirectAnswer: "redirectAnswer"
+        case .didFinishCollectingMetrics: "didFinishCollectingMetrics"
         }
     }
 }

@@ -410,6 +410,35 @@ final class Transfer {
         return .continue
     }
 
+    /// This request's timings and connection as libcurl measured them; nil for file: and data: URLs.
+    func metrics() -> TransactionMetrics? {
+        guard let easy else { return nil }
+        func long(_ info: CURLINFO) -> Int? {
+            var value = 0
+            return sluice_easy_getinfo_long(easy, info, &value) == CURLE_OK ? value : nil
+        }
+        func off(_ info: CURLINFO) -> Int64 {
+            var value: curl_off_t = 0
+            return sluice_easy_getinfo_off(easy, info, &value) == CURLE_OK ? Int64(value) : 0
+        }
+        func seconds(_ info: CURLINFO) -> Double { Double(off(info)) / 1e6 }
+        var address: UnsafeMutablePointer<CChar>?
+        let remote = sluice_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &address) == CURLE_OK
+            ? address.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } : nil
+        let status = long(CURLINFO_RESPONSE_CODE).flatMap { $0 > 0 ? $0 : nil }
+        let tls = seconds(CURLINFO_APPCONNECT_TIME_T)
+        return TransactionMetrics(
+            url: url, statusCode: status,
+            networkProtocol: status == nil ? nil : long(CURLINFO_HTTP_VERSION).flatMap(TransactionMetrics.protocolName),
+            remoteAddress: remote, remotePort: long(CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil },
+            isReusedConnection: remote != nil && long(CURLINFO_NUM_CONNECTS) == 0,
+            domainLookupEnd: seconds(CURLINFO_NAMELOOKUP_TIME_T), connectEnd: seconds(CURLINFO_CONNECT_TIME_T),
+            secureConnectionEnd: tls > 0 ? tls : nil, requestStart: seconds(CURLINFO_PRETRANSFER_TIME_T),
+            responseStart: seconds(CURLINFO_STARTTRANSFER_TIME_T), total: seconds(CURLINFO_TOTAL_TIME_T),
+            bodyBytesSent: off(CURLINFO_SIZE_UPLOAD_T), bodyBytesReceived: off(CURLINFO_SIZE_DOWNLOAD_T),
+            headerBytesReceived: Int64(long(CURLINFO_HEADER_SIZE) ?? 0))
+    }
+
     var isSuspended: Bool { holds.contains(.suspended) }
 
     var isLocalFlowing: Bool { local != nil && !holds.isHeld }

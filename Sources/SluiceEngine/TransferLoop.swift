@@ -200,6 +200,7 @@ final class TransferLoop: @unchecked Sendable {
         let suspended = t.isSuspended
         transfers.removeValue(forKey: t.id)
         if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
+        if let metrics = t.metrics() { task.transactions.append(metrics) }
         t.close()
         task.redirectCount += 1
         task.setCurrentRequest(request)
@@ -221,6 +222,9 @@ final class TransferLoop: @unchecked Sendable {
             return finish(t, TransferError(error.code, error.message, failingURL: dataTask.currentRequest.url))
         }
         let download = dataTask.session.continueAsDownload(dataTask, file: file, received: dataTask.countOfBytesReceived)
+        download.transactions = dataTask.transactions  // the download's metrics include the requests before it
+        download.redirectCount = dataTask.redirectCount
+        download.startedAt = dataTask.startedAt
         transfers[t.id] = nil
         transfers[download.taskIdentifier] = t
         dataTask.handOver(to: download)
@@ -264,6 +268,7 @@ final class TransferLoop: @unchecked Sendable {
         guard transfers.removeValue(forKey: t.id) != nil else { return }
         if error?.code != .cancelled { t.flushPending() }
         if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
+        if let metrics = t.metrics() { t.task.transactions.append(metrics) }
         t.close()
         t.task.finish(error: error)
     }

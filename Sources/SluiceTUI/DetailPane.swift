@@ -31,6 +31,7 @@ enum DetailPane {
         pair([("status", row.status.map(String.init) ?? "-"), ("type", row.contentType ?? ""), ("length", length),
               ("received", ByteCountText.format(row.bytes)), ("chunks", String(row.chunks)),
               ("parts", row.parts > 0 ? String(row.parts) : ""), ("sent", row.sent > 0 ? ByteCountText.format(row.sent) : "")])
+        if let last = row.metrics?.transactions.last { pair([("timing", MetricsText.timing(last))]) }
         if let path = row.savedPath { pair([("saved", path)]) }
         if let note = row.note { pair([("note", note)]) }
         header("Request headers", &lines)

@@ -146,6 +146,8 @@ public struct Model: Equatable, Sendable {
                 row.expected = expected
                 row.rate = RateWindow()
                 row.rate.record(bytes: offset, at: time)
+            case .didFinishCollectingMetrics(let metrics):
+                row.metrics = metrics
             case .redirectAnswer(let followed):
                 if let followed { row.redirectedTo = followed.absoluteString }
             case .didFinishDownloadingTo, .willPerformHTTPRedirection:

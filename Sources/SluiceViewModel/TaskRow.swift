@@ -16,6 +16,8 @@ public struct TaskRow: Equatable, Sendable {
     public var url: String
     /// Where the task's followed redirects led (nil while it has followed none).
     public var redirectedTo: String?
+    /// Timings and connections, once the task has finished collecting them.
+    public var metrics: TaskMetrics?
     public var kind: TaskKind
     public var state: TaskState = .suspended
     public var outcome: TaskOutcome?

@@ -41,6 +41,7 @@ public struct TimelineEntry: Equatable, Sendable {
         case .willPerformHTTPRedirection(let r, let url):
             return entry("\(r.statusCode.map(String.init) ?? "-") to \(Sanitized.text(url.absoluteString))")
         case .redirectAnswer(let url): return entry(url.map { "follow \(Sanitized.text($0.absoluteString))" } ?? "refuse")
+        case .didFinishCollectingMetrics(let metrics): return entry(MetricsText.summary(metrics))
         }
     }
 

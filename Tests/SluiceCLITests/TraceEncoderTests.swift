@@ -71,6 +71,13 @@ extension TraceEncoderTests {
         #expect(followed["follow"] as? String == "http://a.test/b")
         let refused = try decode(TraceEncoder.line(for: record(.redirectAnswer(nil)), start: 0))
         #expect(refused["follow"] is NSNull)
+        let t = TransactionMetrics(url: URL(string: "http://a.test/")!, statusCode: 200, networkProtocol: "h2", remoteAddress: "::1",
+                                   remotePort: 443, secureConnectionEnd: 0.0015, total: 0.25, bodyBytesReceived: 7)
+        let metrics = try decode(TraceEncoder.line(for: record(.didFinishCollectingMetrics(TaskMetrics(transactions: [t], redirectCount: 0, duration: 0.3))), start: 0))
+        let first = (metrics["transactions"] as? [[String: Any]])?.first
+        #expect(first?["protocol"] as? String == "h2" && first?["remotePort"] as? Int == 443 && first?["bodyBytesReceived"] as? Int == 7)
+        #expect(first?["secureConnectionEnd"] as? Double == 0.0015 && first?["total"] as? Double == 0.25)
+        #expect(metrics["duration"] as? Double == 0.3 && metrics["redirects"] as? Int == 0)
         let location = URL(fileURLWithPath: "/tmp/a\u{1B}b")
         let finished = TraceEncoder.line(for: record(.didFinishDownloadingTo(location)), start: 0)
         #expect(!finished.unicodeScalars.contains { $0.value == 0x1B })

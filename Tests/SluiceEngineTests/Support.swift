@@ -114,9 +114,10 @@ final class Recorder: SessionDataDelegate, @unchecked Sendable {
 
 /// Collects the event stream the session's monitor sees.
 final class EventLog: Sendable {
-    private let records = Mutex<[TaskEventRecord]>([])
-    var monitor: TaskEventMonitor { { record in self.records.withLock { $0.append(record) } } }
-    var events: [TaskEvent] { records.withLock { $0.map(\.event) } }
+    private let stored = Mutex<[TaskEventRecord]>([])
+    var monitor: TaskEventMonitor { { record in self.stored.withLock { $0.append(record) } } }
+    var records: [TaskEventRecord] { stored.withLock { $0 } }
+    var events: [TaskEvent] { records.map(\.event) }
     var names: [String] { events.map(\.name) }
 }
 

@@ -158,4 +158,16 @@ func fixture(_ name: String) -> String? {
         m.apply(engine(1, .redirectAnswer(URL(string: "http://next.test/file")!), at: 9))
         #expect(snapshotText(render(120, 40, model: m)).contains("redirected to http://next.test/file"))
     }
+
+    @Test func theDetailPaneShowsTheLastRequestsTiming() {
+        var m = sampleModel()
+        m.select(1)
+        #expect(!snapshotText(render(120, 40, model: m)).contains("timing"))
+        let t = TransactionMetrics(url: URL(string: "http://h/")!, statusCode: 200, remoteAddress: "10.0.0.1\u{1B}[2J",
+                                   isReusedConnection: true, responseStart: 0.001, total: 0.002)
+        m.apply(engine(1, .didFinishCollectingMetrics(TaskMetrics(transactions: [t], redirectCount: 0, duration: 0.002)), at: 9))
+        let text = snapshotText(render(120, 40, model: m))
+        #expect(text.contains("timing 10.0.0.1\\x1b[2J  reused connection  first byte 1.00 ms  total 2.00 ms"))
+        #expect(text.contains("didFinishCollectingMetrics 1 request, 2.00 ms"))
+    }
 }
