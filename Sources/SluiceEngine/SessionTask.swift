@@ -262,6 +262,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Marks the task completed and queues `didCompleteWithError` as its last delegate call.
     func finish(error: TransferError?) {
         guard lifecycle.withLock({ $0.complete() }) else { return }
+        // Loop-thread fields: a started task is finished by the loop; one that never started has no writer.
         let duration = startedAt == 0 ? 0 : Double(uptimeNow() &- startedAt) / 1e9
         let metrics = TaskMetrics(transactions: transactions, redirectCount: redirectCount, duration: duration)
         info.withLock { info in
