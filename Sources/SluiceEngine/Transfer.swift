@@ -15,6 +15,8 @@ final class Transfer {
     enum Outcome: Equatable {
         case `continue`
         case finish(TransferError?)
+        /// The redirect's own response is complete: follow it now, on the connection libcurl can keep.
+        case follow(Request)
     }
 
     /// The task the bytes go to; a data task's transfer can be handed to a download task (`adopt`).
@@ -39,6 +41,9 @@ final class Transfer {
     private var abortError: TransferError?
     /// A redirect's question is with the delegate: its body is gathered, not delivered.
     private(set) var askingRedirect = false
+    /// The delegate said follow, and the redirect's short body is still arriving: the next request waits for its
+    /// end so that libcurl keeps the connection instead of closing it mid-response.
+    private var followWhenEnded: Request?
     /// libcurl finished while a disposition or a resume was still owed; the result waits here.
     private var endResult: TransferError??
     private var lastActivity: UInt64
@@ -218,6 +223,20 @@ final class Transfer {
         headerParser.fields["Location"].flatMap { Redirection.target(location: $0, from: url) }
     }
 
+    /// The delegate said follow. Now, unless the redirect's body is short and still arriving: then at its end.
+    func followRedirect(_ request: Request) -> Outcome {
+        guard askingRedirect else { return .continue }
+        let length = headerParser.fields["Content-Length"].flatMap { Int($0) }
+        if endResult == nil, let length, length <= Self.awaitedRedirectBody {
+            followWhenEnded = request
+            return .continue
+        }
+        return .follow(request)
+    }
+
+    /// Longer redirect bodies are cut off: a new connection costs less than reading them.
+    private static let awaitedRedirectBody = 64 << 10
+
     /// The delegate refused the redirect: the redirect response is the task's response, with its own body.
     func refuseRedirect() -> Outcome {
         guard askingRedirect else { return .continue }
@@ -381,7 +400,9 @@ final class Transfer {
             error = makeError(code)
         }
         endResult = .some(error)
-        if askingRedirect { return .continue }  // the answer decides: a new transfer, or this response after all
+        if askingRedirect {  // the answer decides: a new transfer, or this response after all
+            return followWhenEnded.map { .follow($0) } ?? .continue
+        }
         if !responseStarted && (headerParser.isComplete || error == nil) {
             // No body byte came (HEAD, an empty body, or a failure right after the headers): the response
             // still goes to the delegate first.

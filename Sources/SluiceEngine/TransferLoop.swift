@@ -149,7 +149,7 @@ final class TransferLoop: @unchecked Sendable {
             }
         case .redirect(let id, let request):
             guard let t = transfers[id], t.askingRedirect else { return }
-            if let request { follow(t, to: request) } else { settle(t, t.refuseRedirect()) }
+            settle(t, request.map { t.followRedirect($0) } ?? t.refuseRedirect())
         case .convert(let id):
             if let t = transfers[id] { convert(t) }
         case .uploadReady(let id):
@@ -261,6 +261,7 @@ final class TransferLoop: @unchecked Sendable {
         switch outcome {
         case .continue: break
         case .finish(let error): finish(t, error)
+        case .follow(let request): follow(t, to: request)
         }
     }
 

@@ -36,14 +36,15 @@ import Testing
         }
     }
 
-    @Test func uploadFromALargeFileStreamsItFromDisk() async throws {
+    /// Its memory is checked by scripts/e2e-cli on `sluice put`, in a process of its own: here the peak RSS is
+    /// shared with every test running in parallel (a 24 MiB body gathered elsewhere made it flaky).
+    @Test func uploadFromALargeFileArrivesWhole() async throws {
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let size = 128 << 20
         let path = dir.path + "/big.bin"
         try writePatternFile(path, size: size)
-        let before = peakResidentBytes()
         let recorder = Recorder()
         let log = EventLog()
         session(recorder, log: log).uploadTask(with: Request(url: server.url("/upload"), method: "POST"),
@@ -52,8 +53,6 @@ import Testing
         #expect(recorder.snapshot.error == nil)
         #expect(String(decoding: recorder.snapshot.body, as: UTF8.self) == "bytes=\(size) pattern=ok\n")
         #expect(sentTotals(log).last?.total == Int64(size))
-        let growth = peakResidentBytes() - before
-        #expect(growth < 48 << 20, "peak memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB upload")
     }
 
     @Test func uploadFromAStreamWaitsForTheProducer() async throws {
@@ -169,11 +168,4 @@ func writePatternFile(_ path: String, size: Int) throws {
         try handle.write(contentsOf: period.prefix(n))
         written += n
     }
-}
-
-/// The process's peak resident memory so far, in bytes.
-func peakResidentBytes() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return usage.ru_maxrss * 1024
 }
