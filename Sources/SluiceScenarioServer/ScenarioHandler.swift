@@ -22,7 +22,8 @@ import NIOHTTP1
 /// - `/huge-headers?size=N` about N bytes of response header fields [line=1: all in one field]
 /// - `/stall` headers, then silence; `/silent` no answer at all
 /// - `/redirect/N` a chain of N redirects ending at `/bytes/16`, each with a short body [status=S: 301, 302
-///   (default), 303, 307 or 308; to=URL: where the last one points, percent-decoded]
+///   (default), 303, 307 or 308; to=URL: where the last one points, percent-decoded; delay=MS: the body comes
+///   MS after the headers]
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
 ///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
@@ -138,8 +139,18 @@ final class ScenarioHandler: ChannelInboundHandler {
             var rest = Self.split(head.uri).1.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
             if !rest.isEmpty { rest = "?" + rest }
             let target = n <= 1 ? query["to"].map(Self.percentDecoded) ?? "/bytes/16" : "/redirect/\(n - 1)\(rest)"
-            finish(context, HTTPResponseStatus(statusCode: status), HTTPHeaders([("Location", target)]),
-                   body: "redirect \(n) with \(status)\n", keepAlive: keepAlive)
+            let body = "redirect \(n) with \(status)\n"
+            let headers = HTTPHeaders([("Location", target), ("Content-Length", String(body.utf8.count))])
+            guard let delay = query["delay"].flatMap({ Int64($0) }) else {
+                return finish(context, HTTPResponseStatus(statusCode: status), headers, body: body, keepAlive: keepAlive)
+            }
+            writeHead(context, HTTPResponseStatus(statusCode: status), headers)
+            context.flush()
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) { [self] in
+                guard context.channel.isActive else { return }
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+                end(context, keepAlive: keepAlive)
+            }
         case "status":
             let code = Int(parts.count > 1 ? parts[1] : "") ?? 200
             finish(context, HTTPResponseStatus(statusCode: code), HTTPHeaders(), body: "status \(code)\n", keepAlive: keepAlive)

@@ -49,6 +49,13 @@ import Testing
         #expect(m.transactions.map(\.isReusedConnection) == [false, true, true, true])
     }
 
+    @Test func aRedirectsBodyIsReadToItsEndSoTheConnectionIsKept() async throws {
+        let server = try Servers.shared()
+        let log = EventLog()
+        guard await run(server.url("/redirect/1?delay=100"), log: log) else { return }
+        #expect(metrics(log).first?.transactions.map(\.isReusedConnection) == [false, true])
+    }
+
     @Test func aFileURLSendsNoRequest() async throws {
         let log = EventLog()
         guard await run(URL(fileURLWithPath: "/etc/hostname"), log: log) else { return }
