@@ -480,7 +480,9 @@ final class Transfer {
         if now >= deadline {
             return TransferError(.timedOut, "the resource timeout passed before the transfer finished", failingURL: url)
         }
-        guard !holds.isHeld, !uploadStarved, endResult == nil, now &- lastActivity > inactivityLimit else { return nil }
+        // A held transfer waits for its consumer, not the network; one that waits for a redirect's body does not.
+        guard !holds.isHeld || followWhenEnded != nil, !uploadStarved, endResult == nil,
+              now &- lastActivity > inactivityLimit else { return nil }
         let tenths = inactivityLimit / 100_000_000
         let seconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
         return TransferError(.timedOut, "no data for \(seconds) s", failingURL: url)

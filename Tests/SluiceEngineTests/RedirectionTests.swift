@@ -167,6 +167,15 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
         #expect(recorder.snapshot.error?.code == .tooManyRedirects)
     }
 
+    @Test func aRedirectBodyThatNeverComesTimesOutWhileFollowing() async throws {
+        let server = try Servers.shared()
+        let recorder = RedirectRecorder()
+        let request = Request(url: server.url("/redirect/1?delay=60000"), timeoutInterval: 0.3)
+        guard let (s, _) = await recorder.run(request) else { return }
+        #expect(s.error?.code == .timedOut)
+        #expect(s.calls == ["redirect 302", "complete"])
+    }
+
     @Test func theResourceTimeoutCountsFromTheFirstRequest() async throws {
         let server = try Servers.shared()
         var configuration = SessionConfiguration.default
