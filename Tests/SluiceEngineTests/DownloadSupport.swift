@@ -25,10 +25,15 @@ final class DownloadRecorder: SessionDataDelegate, SessionDownloadDelegate, @unc
 
     let state = Mutex(State())
     let queue = DispatchQueue(label: "test.download.delegate")
-    var plan: @Sendable (Response) -> ResponseDisposition = { _ in .allow }
+    var plan: @Sendable (Response) -> ResponseDisposition
     var convertAfter: Int?
     var prepend = true
     var cancelAfter: Int64?
+
+    /// `plan` answers every response (default: allow).
+    init(plan: @escaping @Sendable (Response) -> ResponseDisposition = { _ in .allow }) {
+        self.plan = plan
+    }
 
     private func note(_ call: String, _ update: (inout State) -> Void = { _ in }) {
         state.withLock { s in

@@ -67,8 +67,7 @@ import Testing
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        let recorder = DownloadRecorder()
-        recorder.plan = { _ in .becomeDownload }
+        let recorder = DownloadRecorder(plan: { _ in .becomeDownload })
         let log = EventLog()
         let session = downloadSession(recorder, directory: dir, log: log)
         let path = "/bytes/2000000?n=\(UUID().uuidString)"
@@ -135,8 +134,7 @@ import Testing
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        let recorder = DownloadRecorder()
-        recorder.plan = { $0.part == 1 ? .becomeDownload : .allow }
+        let recorder = DownloadRecorder(plan: { $0.part == 1 ? .becomeDownload : .allow })
         recorder.prepend = false  // part 0's bytes are not part of this file
         let session = downloadSession(recorder, directory: dir)
         session.dataTask(with: server.url("/multipart?parts=3&size=5000&interval=10")).resume()

@@ -66,8 +66,7 @@ import Testing
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        let recorder = DownloadRecorder()
-        recorder.plan = { _ in .becomeDownload }
+        let recorder = DownloadRecorder(plan: { _ in .becomeDownload })
         let log = EventLog()
         downloadSession(recorder, directory: dir, log: log).dataTask(with: server.url("/redirect/1")).resume()
         guard await recorder.waitForCompletion() else { return }

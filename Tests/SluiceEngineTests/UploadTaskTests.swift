@@ -116,8 +116,7 @@ import Testing
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
         defer { dir.remove() }
-        let recorder = DownloadRecorder()
-        recorder.plan = { _ in .becomeDownload }
+        let recorder = DownloadRecorder(plan: { _ in .becomeDownload })
         let stream = UploadStream(capacity: 64 << 10)
         try await stream.write(patternBytes(count: 10_000))  // sent at once; then the stream runs dry
         downloadSession(recorder, directory: dir, log: EventLog())
