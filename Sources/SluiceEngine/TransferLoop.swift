@@ -199,9 +199,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         let suspended = t.isSuspended
         transfers.removeValue(forKey: t.id)
-        if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
-        if let metrics = t.metrics() { task.transactions.append(metrics) }
-        t.close()
+        retire(t)
         task.redirectCount += 1
         task.setCurrentRequest(request)
         start(task)
@@ -265,12 +263,18 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    private func finish(_ t: Transfer, _ error: TransferError?) {
-        guard transfers.removeValue(forKey: t.id) != nil else { return }
-        if error?.code != .cancelled { t.flushPending() }
+    /// Ends one request of a task (its last, or one a redirect replaces): out of the multi handle, its metrics
+    /// kept on the task, its easy handle back for reuse.
+    private func retire(_ t: Transfer) {
         if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
         if let metrics = t.metrics() { t.task.transactions.append(metrics) }
         t.close()
+    }
+
+    private func finish(_ t: Transfer, _ error: TransferError?) {
+        guard transfers.removeValue(forKey: t.id) != nil else { return }
+        if error?.code != .cancelled { t.flushPending() }
+        retire(t)
         t.task.finish(error: error)
     }
 }
