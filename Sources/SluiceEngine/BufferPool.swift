@@ -8,7 +8,7 @@ import Synchronization
 
 final class BufferPool: Sendable {
     let size: Int
-    private let free = Mutex<[UInt]>([])  // addresses, so the array is Sendable
+    private let free = Locked<[UInt]>([])  // addresses, so the array is Sendable
     private let keep: Int
 
     init(size: Int, keep: Int = 32) {

@@ -24,7 +24,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     private let written = Atomic<Int64>(0)
     private let expectedTotal = Atomic<Int64>(Response.unknownLength)
     private let awaitingTakeOver: Atomic<Bool>
-    private let resumeDataRequest = Mutex<ResumeDataRequest>(ResumeDataRequest())
+    private let resumeDataRequest = Locked(ResumeDataRequest())
     private var downloadTarget: SessionDownloadDelegate?  // delegate queue
     // Writer queue only.
     private var reported: Int64 = 0

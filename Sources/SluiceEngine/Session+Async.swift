@@ -68,7 +68,7 @@ extension Session {
 
 /// Starts a task unless cancellation came first, and cancels it if cancellation comes later.
 final class TaskHolder: Sendable {
-    private let state = Mutex<(task: SessionTask?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(task: SessionTask?, cancelled: Bool)>((nil, false))
 
     func start(_ task: SessionTask) {
         let cancelled = state.withLock { s in
@@ -87,30 +87,42 @@ final class TaskHolder: Sendable {
     }
 }
 
-/// The body of a `bytes(for:)` call, one byte at a time from buffered chunks.
+/// The body of a `bytes(for:)` call, one byte at a time from buffered chunks. When the sequence and every
+/// iterator made from it are gone, the transfer is cancelled: nobody is left to read what it holds.
 public struct AsyncBytes: AsyncSequence, Sendable {
     public typealias Element = UInt8
-    let stream: ByteStream
+    let reader: StreamReader
+
+    init(stream: ByteStream) { reader = StreamReader(stream) }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let stream: ByteStream
+        let reader: StreamReader
         var chunk = Data()
         var index = 0
 
+        /// Throws `.cancelled` when the calling Swift task is cancelled, and cancels the transfer.
         public mutating func next() async throws -> UInt8? {
             if index < chunk.count {
                 defer { index += 1 }
                 return chunk[chunk.startIndex + index]
             }
-            if !chunk.isEmpty { stream.consumed(chunk.count) }
-            guard let next = try await stream.nextChunk() else { return nil }
+            if !chunk.isEmpty { reader.stream.consumed(chunk.count) }
+            guard let next = try await reader.stream.nextChunk() else { return nil }
             chunk = next
             index = 1
             return next[next.startIndex]
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: stream) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(reader: reader) }
+}
+
+/// Shared by an `AsyncBytes` and its iterators; the last of them to go cancels the transfer (a no-op once the
+/// transfer has completed).
+final class StreamReader: Sendable {
+    let stream: ByteStream
+    init(_ stream: ByteStream) { self.stream = stream }
+    deinit { stream.abandon() }
 }
 
 /// The delegate behind AsyncBytes: chunks wait here, still counted against the task's buffer limit, until read.
@@ -125,7 +137,7 @@ final class ByteStream: SessionDataDelegate, CreditHolder, @unchecked Sendable {
         var error: TransferError?
         var waiter: CheckedContinuation<Data?, Error>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
@@ -160,7 +172,17 @@ final class ByteStream: SessionDataDelegate, CreditHolder, @unchecked Sendable {
 
     func consumed(_ count: Int) { task?.releaseCredit(count) }
 
+    func abandon() { task?.cancel() }
+
     func nextChunk() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await waitForChunk()
+        } onCancel: {
+            abandon()  // the transfer ends with .cancelled, which wakes the waiter below
+        }
+    }
+
+    private func waitForChunk() async throws -> Data? {
         try await withCheckedThrowingContinuation { continuation in
             enum Answer { case chunk(Data), end, failure(TransferError), wait }
             let answer = state.withLock { s -> Answer in

@@ -20,24 +20,39 @@ public final class Session: Sendable {
     public let delegateQueue: DispatchQueue
     public let eventMonitor: TaskEventMonitor?
     let loop: TransferLoop
-    private let registry = Mutex(Registry())
+    private let registry = Locked(Registry())
 
     private struct Registry {
         var nextIdentifier = 1
         var tasks: [Int: SessionTask] = [:]
+        /// Tasks whose completion is owed before the session may become invalid: the resumed ones, and while
+        /// `invalidateAndCancel` runs, every one.
         var started: Set<Int> = []
         var invalidation = Invalidation.none
     }
 
     private enum Invalidation { case none, finishing, done }
 
-    public init(configuration: SessionConfiguration = .default, delegate: SessionDelegate? = nil,
-                delegateQueue: DispatchQueue? = nil, eventMonitor: TaskEventMonitor? = nil) {
+    public convenience init(configuration: SessionConfiguration = .default, delegate: SessionDelegate? = nil,
+                            delegateQueue: DispatchQueue? = nil, eventMonitor: TaskEventMonitor? = nil) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue,
+                  eventMonitor: eventMonitor, startsLoop: true)
+    }
+
+    /// `startsLoop: false` stands for a system that gives no thread: every task fails as it starts.
+    init(configuration: SessionConfiguration, delegate: SessionDelegate?, delegateQueue: DispatchQueue?,
+         eventMonitor: TaskEventMonitor?, startsLoop: Bool) {
         self.configuration = configuration
         self.delegate = delegate
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "sluice.session.delegate")
         self.eventMonitor = eventMonitor
-        loop = TransferLoop(configuration: configuration, delegateQueue: self.delegateQueue)
+        loop = TransferLoop(configuration: configuration, delegateQueue: self.delegateQueue, startsThread: startsLoop)
+    }
+
+    /// A session nobody invalidated lets its loop thread go. (Running tasks keep their session alive, so the
+    /// loop has nothing left to do by now.)
+    deinit {
+        loop.send(.shutdown)
     }
 
     // MARK: Making tasks (all created suspended)
@@ -85,11 +100,18 @@ public final class Session: Sendable {
         if idle { becomeInvalid() }
     }
 
-    /// Cancels every task, then invalidates as `finishTasksAndInvalidate` does.
+    /// Cancels every task, the never resumed too, and calls `didBecomeInvalidWithError(nil)` after the last
+    /// of them has reported `didCompleteWithError`.
     public func invalidateAndCancel() {
-        let tasks = registry.withLock { Array($0.tasks.values) }
-        finishTasksAndInvalidate()
+        let tasks = registry.withLock { r -> [SessionTask] in
+            guard r.invalidation == .none else { return [] }
+            r.invalidation = .finishing
+            r.started.formUnion(r.tasks.keys)  // a never resumed task's completion is owed before invalidation too
+            return r.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier }
+        }
         for task in tasks { task.cancel() }
+        // Each cancellation queued its completion (or the loop will); invalidation is queued behind them.
+        if registry.withLock({ $0.invalidation == .finishing && $0.started.isEmpty }) { becomeInvalid() }
     }
 
     // MARK: Engine-internal

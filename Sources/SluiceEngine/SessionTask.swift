@@ -9,15 +9,15 @@ import Glibc
 #endif
 import Synchronization
 
-/// Shared by data, download and upload tasks. Thread-safe: public state sits behind a Mutex or in
+/// Shared by data, download and upload tasks. Thread-safe: public state sits behind a lock or in
 /// atomics; the fields marked "delegate queue only" are touched from the session's serial delegate queue alone.
 public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public let taskIdentifier: Int
     public let originalRequest: Request
     public let session: Session
 
-    private let lifecycle: Mutex<TaskLifecycle>
-    private let info: Mutex<Info>
+    private let lifecycle: Locked<TaskLifecycle>
+    private let info: Locked<Info>
     private let received = Atomic<Int64>(0)
     private let expected = Atomic<Int64>(Response.unknownLength)
     private let sent = Atomic<Int64>(0)
@@ -51,8 +51,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         taskIdentifier = identifier
         originalRequest = request
         self.session = session
-        self.lifecycle = Mutex(lifecycle)
-        info = Mutex(Info(currentRequest: request))
+        self.lifecycle = Locked(lifecycle)
+        info = Locked(Info(currentRequest: request))
         self.expectedToSend = Atomic(expectedToSend ?? Int64(request.body?.count ?? 0))
     }
 
@@ -100,7 +100,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             case .start:
                 resolveTarget()
                 emitStateChange(.running)
-                // Sent under the lock so that a suspend() racing this resume() reaches the loop after the start.
+                // Sent under the lock so that a suspend() racing this resume() reaches the loop after the start;
+                // the loop never calls back into a sender, so holding the lock here cannot deadlock.
                 return !session.taskStarted(self)
             default:
                 emitStateChange(.running)

@@ -11,8 +11,10 @@ import Glibc
 import Dispatch
 import Synchronization
 
-/// Other threads talk to the loop only through `send`: commands queue behind a Mutex and
-/// `curl_multi_wakeup` (the one multi call that is safe from any thread) interrupts the poll.
+/// Other threads talk to the loop only through `send`: commands queue behind a lock and
+/// `curl_multi_wakeup` (the one multi call that is safe from any thread) interrupts the poll. Once the loop has
+/// ended, its inbox is closed under that same lock, in the same step that frees the multi handle, so a late
+/// command (a handler answered after completion, a reader still draining) is dropped, never sent to freed memory.
 final class TransferLoop: @unchecked Sendable {
     enum Command {
         case start(SessionTask)
@@ -31,17 +33,21 @@ final class TransferLoop: @unchecked Sendable {
         case shutdown
     }
 
-    /// Nil only when libcurl refused one; then no thread runs and `alive` stays false.
+    /// Nil only when libcurl refused one; then no thread runs and the inbox starts closed.
     private let multi: UnsafeMutableRawPointer?
     private let configuration: SessionConfiguration
-    private let inbox = Mutex<[Command]>([])
-    /// Set by the first `send` after the loop last emptied its inbox: one wakeup (a socket write) per loop turn,
-    /// not one per command (4,000 of them for 2,000 small transfers).
-    private let wakePending = Atomic<Bool>(false)
+    private let inbox = Locked(Inbox())
     private let pool: BufferPool
     private let handles = EasyHandles()  // loop thread only
-    /// False when libcurl or the system refused a multi handle or a thread; every task then fails at once.
-    private var alive = false
+
+    private struct Inbox {
+        var commands: [Command] = []
+        /// Set by the first `send` after the loop last emptied the inbox: one wakeup (a socket write) per loop
+        /// turn, not one per command (4,000 of them for 2,000 small transfers).
+        var wakePending = false
+        /// The loop has ended (or never started): the multi handle is gone and commands are refused.
+        var closed = true
+    }
 
     /// Delegate calls the loop makes during one turn, handed to the delegate queue as one block at the turn's
     /// end: a dispatch (and often a thread wakeup) per turn instead of one per response, chunk and completion.
@@ -54,29 +60,55 @@ final class TransferLoop: @unchecked Sendable {
     private var shuttingDown = false
     private var nextTimeoutCheck: UInt64 = 0
 
-    init(configuration: SessionConfiguration, delegateQueue: DispatchQueue) {
+    /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
+    init(configuration: SessionConfiguration, delegateQueue: DispatchQueue, startsThread: Bool = true) {
         _ = CurlRuntime.ready
         self.configuration = configuration
         self.delegateQueue = delegateQueue
         pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
-        multi = curl_multi_init()
+        multi = startsThread ? curl_multi_init() : nil
         guard let multi else { return }
         _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
         _ = sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexingEnabled ? 2 : 0)  // CURLPIPE_MULTIPLEX
-        alive = LoopThread.start { [self] in run() }
-        if !alive { curl_multi_cleanup(multi) }
+        inbox.withLock { $0.closed = false }
+        if !LoopThread.start({ [self] in run() }) { close() }
     }
 
-    func send(_ command: Command) {
-        guard alive else {
-            if case .start(let task) = command {
-                task.finish(error: TransferError(.unknown, "the transfer thread could not be started",
-                                                 failingURL: task.originalRequest.url))
+    /// Queues a command for the loop; false when the loop has ended and the command was dropped (a task it
+    /// would have started fails, later, on the delegate queue). It never calls back into the sender, so a task
+    /// may send under its own lock, which is what keeps its commands in the order of its state changes.
+    @discardableResult
+    func send(_ command: Command) -> Bool {
+        let accepted = inbox.withLock { box -> Bool in
+            guard !box.closed, let multi else { return false }
+            box.commands.append(command)
+            if !box.wakePending {
+                box.wakePending = true
+                _ = curl_multi_wakeup(multi)  // under the lock: the loop cannot free the handle meanwhile
             }
-            return
+            return true
         }
-        inbox.withLock { $0.append(command) }
-        if let multi, !wakePending.exchange(true, ordering: .acquiringAndReleasing) { _ = curl_multi_wakeup(multi) }
+        if !accepted { refuse(command) }
+        return accepted
+    }
+
+    var isClosed: Bool { inbox.withLock { $0.closed } }
+
+    private func refuse(_ command: Command) {
+        guard case .start(let task) = command else { return }
+        let error = TransferError(.unknown, "the transfer thread is not running", failingURL: task.originalRequest.url)
+        delegateQueue.async { task.finish(error: error) }  // not here: the sender may hold the task's lock
+    }
+
+    /// Frees the multi handle and closes the inbox in one step; commands that came too late are refused.
+    private func close() {
+        let late = inbox.withLock { box -> [Command] in
+            if let multi, !box.closed { curl_multi_cleanup(multi) }
+            box.closed = true
+            defer { box.commands = [] }
+            return box.commands
+        }
+        for command in late { refuse(command) }
     }
 
     /// Runs `block` on the delegate queue after everything delivered before it. On the loop thread it joins the
@@ -104,9 +136,10 @@ final class TransferLoop: @unchecked Sendable {
         var pending: [Command] = []
         var running: Int32 = 0
         while true {
-            // Cleared before the inbox is emptied: a later send wakes the next poll, an earlier one is in `pending`.
-            wakePending.store(false, ordering: .sequentiallyConsistent)
-            inbox.withLock { swap(&$0, &pending) }
+            inbox.withLock { box in
+                box.wakePending = false  // a later send wakes the next poll; an earlier one is in `pending`
+                swap(&box.commands, &pending)
+            }
             for command in pending { apply(command) }
             pending.removeAll(keepingCapacity: true)
             _ = curl_multi_perform(multi, &running)
@@ -120,7 +153,7 @@ final class TransferLoop: @unchecked Sendable {
             let localFlowing = pumpLocalSources()
             flushOutbox()
             if shuttingDown && transfers.isEmpty {
-                curl_multi_cleanup(multi)
+                close()
                 return
             }
             _ = curl_multi_poll(multi, nil, 0, localFlowing ? 0 : transfers.isEmpty ? 1000 : 100, nil)

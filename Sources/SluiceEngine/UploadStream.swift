@@ -10,7 +10,7 @@ import Synchronization
 /// The engine reads from the transfer loop and pauses the upload, not the thread, while the stream is empty.
 public final class UploadStream: Sendable {
     public let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var chunks: [Data] = []

@@ -18,6 +18,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         let size = 24 << 20
         let task = session.dataTask(with: server.url("/bytes/\(size)"))
         #expect(task.state == .suspended)
@@ -43,6 +44,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/bytes/100000?chunked=1"))
         task.resume()
         guard await recorder.waitForCompletion() else { return }
@@ -57,6 +59,7 @@ import Testing
         let recorder = Recorder(plan: { _ in nil })  // hold the handler
         let log = EventLog()
         let session = makeSession(recorder, log: log)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/bytes/300000"))
         task.resume()
         #expect(await eventually { !recorder.snapshot.heldHandlers.isEmpty })
@@ -82,6 +85,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder(plan: { _ in .cancel })
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/bytes/100000")).resume()
         guard await recorder.waitForCompletion() else { return }
         let s = recorder.snapshot
@@ -94,6 +98,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder(plan: { _ in .becomeDownload })
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/bytes/1000"))
         task.resume()
         guard await recorder.waitForCompletion() else { return }
@@ -116,6 +121,7 @@ import Testing
         })
         let log = EventLog()
         let session = makeSession(recorder, log: log)
+        defer { session.finishTasksAndInvalidate() }
         let path = "/drip?bytes=20000&chunk=200&interval=10&test=suspend"  // 1 s of drip: room to suspend mid-way
         let task = session.dataTask(with: server.url(path))
         task.resume()
@@ -139,6 +145,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/drip?bytes=1000000&chunk=500&interval=10"))  // 20 s: cancelled long before
         task.resume()
         #expect(await eventually { recorder.snapshot.body.count > 0 })
@@ -156,6 +163,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/bytes/10"))
         task.cancel()
         task.resume()  // too late: ignored
@@ -169,6 +177,7 @@ import Testing
         let recorder = Recorder()
         let log = EventLog()
         let session = makeSession(recorder, log: log)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/multipart?parts=4&size=300&interval=5")).resume()
         guard await recorder.waitForCompletion() else { return }
         let s = recorder.snapshot
@@ -188,6 +197,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder(plan: { r in r.part == 1 ? nil : .allow })
         let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/multipart?parts=3&size=10&interval=1")).resume()
         #expect(await eventually { !recorder.snapshot.heldHandlers.isEmpty })
         try await Task.sleep(nanoseconds: 200_000_000)

@@ -13,6 +13,7 @@ import Testing
         let recorder = DownloadRecorder()
         let log = EventLog()
         let session = downloadSession(recorder, directory: dir, log: log)
+        defer { session.finishTasksAndInvalidate() }
         let size = 3_000_000
         let task = session.downloadTask(with: server.url("/bytes/\(size)"))
         #expect(task.state == .suspended)
@@ -39,6 +40,7 @@ import Testing
         defer { dir.remove() }
         let recorder = DownloadRecorder()
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.downloadTask(with: server.url("/drip?bytes=2000000&chunk=1000&interval=20"))  // 40 s: cancelled long before
         task.resume()
         #expect(await eventually { task.countOfBytesWritten > 0 })
@@ -56,6 +58,7 @@ import Testing
         var configuration = SessionConfiguration.default
         configuration.downloadDirectory = "/nonexistent/sluice"
         let session = Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         session.downloadTask(with: server.url("/bytes/100")).resume()
         guard await recorder.waitForCompletion() else { return }
         let error = recorder.snapshot.error
@@ -70,6 +73,7 @@ import Testing
         let recorder = DownloadRecorder(plan: { _ in .becomeDownload })
         let log = EventLog()
         let session = downloadSession(recorder, directory: dir, log: log)
+        defer { session.finishTasksAndInvalidate() }
         let path = "/bytes/2000000?n=\(UUID().uuidString)"
         let task = session.dataTask(with: server.url(path))
         task.resume()
@@ -100,6 +104,7 @@ import Testing
         let recorder = DownloadRecorder()
         recorder.convertAfter = 40_000
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         let size = 400_000
         let path = "/drip?bytes=\(size)&chunk=8000&interval=2&n=\(UUID().uuidString)"
         session.dataTask(with: server.url(path)).resume()
@@ -121,6 +126,7 @@ import Testing
         recorder.convertAfter = 30_000
         recorder.prepend = false
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         let size = 300_000
         session.dataTask(with: server.url("/drip?bytes=\(size)&chunk=6000&interval=2")).resume()
         guard await recorder.waitForCompletion() else { return }
@@ -137,6 +143,7 @@ import Testing
         let recorder = DownloadRecorder(plan: { $0.part == 1 ? .becomeDownload : .allow })
         recorder.prepend = false  // part 0's bytes are not part of this file
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/multipart?parts=3&size=5000&interval=10")).resume()
         guard await recorder.waitForCompletion() else { return }
         let s = recorder.snapshot
@@ -150,6 +157,7 @@ import Testing
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let session = downloadSession(nil, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         let (location, response) = try await session.download(from: server.url("/bytes/70000"))
         #expect(response.statusCode == 200)
         #expect(FileManager.default.contents(atPath: location.path) == patternBytes(count: 70_000))
@@ -163,6 +171,7 @@ import Testing
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         let session = downloadSession(nil, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         let seen = Mutex<Data?>(nil)
         let done = Mutex(false)
         session.downloadTask(with: Request(url: server.url("/bytes/5000"))) { location, _, _ in

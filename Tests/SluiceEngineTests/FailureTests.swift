@@ -11,6 +11,7 @@ import Testing
         configure(&configuration)
         let recorder = Recorder()
         let session = Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: url)
         task.resume()
         guard await recorder.waitForCompletion() else { return nil }

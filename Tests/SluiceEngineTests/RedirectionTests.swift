@@ -67,6 +67,7 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
 
     func run(_ request: Request, log: EventLog? = nil) async -> (State, SessionTask)? {
         let session = Session(delegate: self, delegateQueue: queue, eventMonitor: log?.monitor)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
         task.resume()
         guard await waitFor({ $0.completions > 0 }) else { return nil }
@@ -116,6 +117,7 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
         let server = try Servers.shared()
         let recorder = RedirectRecorder { _, _ in nil }
         let session = Session(delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/redirect/1")).resume()
         guard await recorder.waitFor({ !$0.held.isEmpty }) else { return }
         // The task cannot move on without the answer: still nothing but the question, whenever this runs.
@@ -182,6 +184,7 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
         configuration.timeoutIntervalForResource = 0.4
         let recorder = RedirectRecorder { _, _ in nil }
         let session = Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/redirect/1?to=/drip%3Fbytes=3000%26chunk=100%26interval=10")).resume()
         guard await recorder.waitFor({ !$0.held.isEmpty }) else { return }
         try await Task.sleep(for: .milliseconds(250))
@@ -195,6 +198,7 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
         let server = try Servers.shared()
         let recorder = RedirectRecorder { _, _ in nil }
         let session = Session(delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/redirect/1"))
         task.resume()
         guard await recorder.waitFor({ !$0.held.isEmpty }) else { return }

@@ -12,6 +12,7 @@ import Testing
         let recorder = DownloadRecorder()
         recorder.cancelAfter = stall
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         session.downloadTask(with: server.url(path)).resume()
         guard await recorder.waitForCompletion() else { return nil }
         let s = recorder.snapshot
@@ -25,6 +26,7 @@ import Testing
     func resumed(_ data: Data, dir: ScratchDirectory) async throws -> DownloadRecorder {
         let recorder = DownloadRecorder()
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         try session.downloadTask(withResumeData: data).resume()
         _ = await recorder.waitForCompletion()
         return recorder
@@ -89,6 +91,7 @@ import Testing
         defer { dir.remove() }
         let recorder = DownloadRecorder()
         let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
         let size = 3_000_000, drop: Int64 = 1_000_000
         session.downloadTask(with: server.url("/bytes/\(size)?drop=\(drop)")).resume()
         guard await recorder.waitForCompletion() else { return }

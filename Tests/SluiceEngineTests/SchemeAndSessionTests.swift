@@ -13,6 +13,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: path) }
         let recorder = Recorder()
         let session = Session(delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: path).resume()
         guard await recorder.waitForCompletion() else { return }
         let s = recorder.snapshot
@@ -32,6 +33,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = Session(delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/redirect/3"))
         task.resume()
         guard await recorder.waitForCompletion() else { return }
@@ -55,6 +57,7 @@ import Testing
         var configuration = SessionConfiguration.default
         configuration.httpAdditionalHeaders = ["X-From-Config": "c", "X-Both": "config"]
         let session = Session(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
         let request = Request(url: server.url("/headers"), headers: ["X-Both": "request"])
         let (data, _) = try await session.data(for: request)
         let text = String(decoding: data, as: UTF8.self)
@@ -104,6 +107,7 @@ import Testing
         var configuration = SessionConfiguration.default
         configuration.maximumBufferedBytes = 1 << 20
         let session = Session(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
         let size = 16 << 20
         let (bytes, response) = try await session.bytes(for: Request(url: server.url("/bytes/\(size)")))
         #expect(response.expectedContentLength == Int64(size))
@@ -131,6 +135,7 @@ import Testing
         let sessionRecorder = Recorder()
         let taskRecorder = Recorder(queue: sessionRecorder.queue)
         let session = Session(delegate: sessionRecorder, delegateQueue: sessionRecorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/bytes/100"))
         task.delegate = taskRecorder
         task.resume()
@@ -143,6 +148,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = Session(delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/drip?bytes=2000&chunk=500&interval=20"))
         task.resume()
         session.finishTasksAndInvalidate()
@@ -159,6 +165,7 @@ import Testing
         let server = try Servers.shared()
         let recorder = Recorder()
         let session = Session(delegate: recorder, delegateQueue: recorder.queue)
+        defer { session.finishTasksAndInvalidate() }
         let tasks = (0..<3).map { i in session.dataTask(with: server.url("/drip?bytes=100000&interval=20&n=\(i)")) }
         tasks.forEach { $0.resume() }
         let all = await session.allTasks
