@@ -112,7 +112,7 @@ import Testing
         let server = try Servers.shared()
         // Suspended from the delegate itself at 600 bytes, so the test's own scheduling cannot let the drip finish
         // first (parallel tests can starve a polling test for a second).
-        let suspended = Mutex(false)
+        let suspended = Locked(false)
         let recorder = Recorder(onData: { task, _ in
             if task.countOfBytesReceived >= 600, !suspended.withLock({ $0 }) {
                 task.suspend()

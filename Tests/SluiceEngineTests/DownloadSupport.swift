@@ -23,7 +23,7 @@ final class DownloadRecorder: SessionDataDelegate, SessionDownloadDelegate, @unc
         var resumeDataCalls = 0
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     let queue = DispatchQueue(label: "test.download.delegate")
     var plan: @Sendable (Response) -> ResponseDisposition
     var convertAfter: Int?

@@ -172,8 +172,8 @@ import Testing
         defer { dir.remove() }
         let session = downloadSession(nil, directory: dir)
         defer { session.finishTasksAndInvalidate() }
-        let seen = Mutex<Data?>(nil)
-        let done = Mutex(false)
+        let seen = Locked<Data?>(nil)
+        let done = Locked(false)
         session.downloadTask(with: Request(url: server.url("/bytes/5000"))) { location, _, _ in
             seen.withLock { $0 = location.flatMap { FileManager.default.contents(atPath: $0.path) } }
             done.withLock { $0 = true }

@@ -17,7 +17,7 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
         var held: [@Sendable (Request?) -> Void] = []
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     let queue = DispatchQueue(label: "test.redirect")
     private let answer: @Sendable (Response, Request) -> Request??
 

@@ -133,7 +133,7 @@ import Testing
     @Test func cancellingANeverStartedDownloadGivesNoResumeData() async throws {
         let server = try Servers.shared()
         let task = Session.shared.downloadTask(with: server.url("/bytes/10"))
-        let answer = Mutex<(Bool, Data?)>((false, nil))
+        let answer = Locked<(Bool, Data?)>((false, nil))
         task.cancel { data in answer.withLock { $0 = (true, data) } }
         #expect(await eventually { answer.withLock { $0.0 } })
         #expect(answer.withLock { $0.1 } == nil)

@@ -92,7 +92,7 @@ import Testing
 
     @Test func completionHandlerGetsTheBody() async throws {
         let server = try Servers.shared()
-        let result = Mutex<(Int, Int?)?>(nil)
+        let result = Locked<(Int, Int?)?>(nil)
         let task = Session.shared.dataTask(with: server.url("/bytes/5000")) { data, response, error in
             result.withLock { $0 = (data?.count ?? -1, response?.statusCode) }
         }

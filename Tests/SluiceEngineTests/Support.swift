@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 enum Servers {
-    private static let started = Mutex<ScenarioServer?>(nil)
+    private static let started = Locked<ScenarioServer?>(nil)
 
     /// The scenario server every test shares; started on first use, on 127.0.0.1 and a free port.
     static func shared() throws -> ScenarioServer {
@@ -45,7 +45,7 @@ final class Recorder: SessionDataDelegate, @unchecked Sendable {
         var invalidated = 0
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     let queue: DispatchQueue
     private let key = DispatchSpecificKey<Int>()
     private let plan: @Sendable (Response) -> ResponseDisposition?
@@ -114,7 +114,7 @@ final class Recorder: SessionDataDelegate, @unchecked Sendable {
 
 /// Collects the event stream the session's monitor sees.
 final class EventLog: Sendable {
-    private let stored = Mutex<[TaskEventRecord]>([])
+    private let stored = Locked<[TaskEventRecord]>([])
     var monitor: TaskEventMonitor { { record in self.stored.withLock { $0.append(record) } } }
     var records: [TaskEventRecord] { stored.withLock { $0 } }
     var events: [TaskEvent] { records.map(\.event) }
