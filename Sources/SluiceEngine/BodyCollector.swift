@@ -16,6 +16,13 @@ final class BodyCollector: SessionDataDelegate, @unchecked Sendable {
         self.completion = completion
     }
 
+    // The handler replaces the response and data calls (so the session's delegate is not asked about them);
+    // redirects and metrics still reach the session's delegate through the protocol's defaults.
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+                    completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         body.append(data)
     }

@@ -107,7 +107,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     // MARK: Engine hooks
 
-    override func targetResolved() { downloadTarget = target as? SessionDownloadDelegate }
+    override func targetResolved() {
+        downloadTarget = target as? SessionDownloadDelegate ?? session.delegate as? SessionDownloadDelegate
+    }
 
     override func prepareToStart() throws(TransferError) {
         guard file == nil else { return }

@@ -68,6 +68,12 @@ final class DownloadCollector: SessionDownloadDelegate, @unchecked Sendable {
         self.location = location
     }
 
+    // The handler replaces the download's own calls; redirects and metrics still reach the session's delegate.
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                    expectedTotalBytes: Int64) {}
+
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         completion(error == nil ? location : nil, task.response, error)
     }

@@ -12,10 +12,16 @@ import Synchronization
 
 public final class Session: Sendable {
     /// A session with the default configuration and no delegate, for completion-handler and async use.
-    public static let shared = Session()
+    /// Invalidating it has no effect, as URLSession documents for its shared session.
+    public static let shared = Session(configuration: .default, delegate: nil, delegateQueue: nil, eventMonitor: nil,
+                                       startsLoop: true, isShared: true)
 
     public let configuration: SessionConfiguration
-    public let delegate: SessionDelegate?
+    /// Released once `didBecomeInvalidWithError` has been delivered, which breaks the cycle a delegate that
+    /// keeps its session would form.
+    public var delegate: SessionDelegate? { delegateBox.withLock { $0 } }
+    private let delegateBox: Locked<SessionDelegate?>
+    private let isShared: Bool
     /// Serial: every delegate call and event of this session runs here, one at a time, in order.
     public let delegateQueue: DispatchQueue
     public let eventMonitor: TaskEventMonitor?
@@ -41,9 +47,10 @@ public final class Session: Sendable {
 
     /// `startsLoop: false` stands for a system that gives no thread: every task fails as it starts.
     init(configuration: SessionConfiguration, delegate: SessionDelegate?, delegateQueue: DispatchQueue?,
-         eventMonitor: TaskEventMonitor?, startsLoop: Bool) {
+         eventMonitor: TaskEventMonitor?, startsLoop: Bool, isShared: Bool = false) {
         self.configuration = configuration
-        self.delegate = delegate
+        delegateBox = Locked(delegate)
+        self.isShared = isShared
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "sluice.session.delegate")
         self.eventMonitor = eventMonitor
         loop = TransferLoop(configuration: configuration, delegateQueue: self.delegateQueue, startsThread: startsLoop)
@@ -78,9 +85,11 @@ public final class Session: Sendable {
 
     // MARK: Tasks and invalidation
 
-    /// The tasks that have not completed, on the delegate queue.
+    /// The outstanding tasks (running or suspended; not cancelled, not completed), on the delegate queue.
     public func getAllTasks(completionHandler: @escaping @Sendable ([SessionTask]) -> Void) {
-        let tasks = registry.withLock { Array($0.tasks.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
+        let tasks = registry.withLock { Array($0.tasks.values) }  // states read outside: tasks lock, then registry
+            .filter { $0.state == .running || $0.state == .suspended }
+            .sorted { $0.taskIdentifier < $1.taskIdentifier }
         delegateQueue.async { completionHandler(tasks) }
     }
 
@@ -92,6 +101,7 @@ public final class Session: Sendable {
 
     /// Lets running tasks finish, refuses new ones, then calls `didBecomeInvalidWithError(nil)`.
     public func finishTasksAndInvalidate() {
+        guard !isShared else { return }
         let idle = registry.withLock { r -> Bool in
             guard r.invalidation == .none else { return false }
             r.invalidation = .finishing
@@ -103,6 +113,7 @@ public final class Session: Sendable {
     /// Cancels every task, the never resumed too, and calls `didBecomeInvalidWithError(nil)` after the last
     /// of them has reported `didCompleteWithError`.
     public func invalidateAndCancel() {
+        guard !isShared else { return }
         let tasks = registry.withLock { r -> [SessionTask] in
             guard r.invalidation == .none else { return [] }
             r.invalidation = .finishing
@@ -155,6 +166,9 @@ public final class Session: Sendable {
         }
         guard first else { return }
         loop.send(.shutdown)
-        delegateQueue.async { [self] in delegate?.urlSession(self, didBecomeInvalidWithError: nil) }
+        delegateQueue.async { [self] in
+            delegate?.urlSession(self, didBecomeInvalidWithError: nil)
+            delegateBox.withLock { $0 = nil }
+        }
     }
 }

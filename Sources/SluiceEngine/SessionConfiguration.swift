@@ -21,7 +21,8 @@ public struct SessionConfiguration: Sendable {
     public var tlsVerificationEnabled = true
     /// A PEM bundle of trusted certificates; nil uses the system's.
     public var caFile: String?
-    public var maximumRedirects = 16
+    /// URLSession's and the Fetch standard's limit.
+    public var maximumRedirects = 20
     /// Bytes handed to the delegate but not yet consumed, per task, above which the transfer pauses.
     public var maximumBufferedBytes = 2 << 20
     /// libcurl's receive buffer size (it still hands over at most 16 KiB per callback).

@@ -54,33 +54,74 @@ public protocol SessionDownloadDelegate: SessionTaskDelegate {
                     expectedTotalBytes: Int64)
 }
 
+// The defaults make every method optional the way URLSession does, method by method: a task's own delegate that
+// does not implement a method passes the call on to the session's delegate; the session's delegate, not
+// implementing it, gets the default behaviour (follow the redirect, allow the response, nothing else).
+
 extension SessionDelegate {
     public func urlSession(_ session: Session, didBecomeInvalidWithError error: TransferError?) {}
 }
 
 extension SessionTaskDelegate {
-    public func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {}
+    /// The session's delegate when `self` is a task's own delegate (or an engine collector), else nil.
+    func fallback(in session: Session) -> SessionTaskDelegate? {
+        guard let next = session.delegate as? SessionTaskDelegate, next !== self else { return nil }
+        return next
+    }
+
+    public func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        fallback(in: session)?.urlSession(session, task: task, didCompleteWithError: error)
+    }
     public func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64,
-                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        fallback(in: session)?.urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                                          totalBytesExpectedToSend: totalBytesExpectedToSend)
+    }
     public func urlSession(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: Response,
                            newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void) {
-        completionHandler(request)
+        guard let next = fallback(in: session) else { return completionHandler(request) }
+        next.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                        completionHandler: completionHandler)
     }
-    public func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {}
+    public func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
+        fallback(in: session)?.urlSession(session, task: task, didFinishCollecting: metrics)
+    }
 }
 
 extension SessionDataDelegate {
+    private func dataFallback(in session: Session) -> SessionDataDelegate? {
+        guard let next = session.delegate as? SessionDataDelegate, next !== self else { return nil }
+        return next
+    }
+
     public func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                            completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
-        completionHandler(.allow)
+        guard let next = dataFallback(in: session) else { return completionHandler(.allow) }
+        next.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
     }
-    public func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {}
-    public func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {}
+    public func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        dataFallback(in: session)?.urlSession(session, dataTask: dataTask, didReceive: data)
+    }
+    public func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
+        dataFallback(in: session)?.urlSession(session, dataTask: dataTask, didBecome: downloadTask)
+    }
 }
 
 extension SessionDownloadDelegate {
+    private func downloadFallback(in session: Session) -> SessionDownloadDelegate? {
+        guard let next = session.delegate as? SessionDownloadDelegate, next !== self else { return nil }
+        return next
+    }
+
     public func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
-                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        downloadFallback(in: session)?.urlSession(session, downloadTask: downloadTask, didWriteData: bytesWritten,
+                                                  totalBytesWritten: totalBytesWritten,
+                                                  totalBytesExpectedToWrite: totalBytesExpectedToWrite)
+    }
     public func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
-                           expectedTotalBytes: Int64) {}
+                           expectedTotalBytes: Int64) {
+        downloadFallback(in: session)?.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: fileOffset,
+                                                  expectedTotalBytes: expectedTotalBytes)
+    }
 }

@@ -140,7 +140,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     func resolveTarget(inheriting inherited: SessionTaskDelegate? = nil) {
         target = inherited ?? internalDelegate ?? info.withLock { $0.delegate } ?? session.delegate as? SessionTaskDelegate
-        dataTarget = self is DataTask ? target as? SessionDataDelegate : nil
+        // A task delegate that is no data delegate leaves the data calls to the session's (URLSession's rule).
+        dataTarget = self is DataTask ? target as? SessionDataDelegate ?? session.delegate as? SessionDataDelegate : nil
         targetHoldsCredit = target is CreditHolder
         targetResolved()
     }

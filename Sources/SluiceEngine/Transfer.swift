@@ -180,6 +180,9 @@ final class Transfer {
             fields.add(field.name, field.value)
         }
         if fields["Expect"] == nil { fields.add("Expect", "") }  // no 1 s wait for 100-continue
+        if method == "POST", upload == nil || upload?.length == 0, fields["Content-Type"] == nil {
+            fields.add("Content-Type", "")  // libcurl would name a form type for an empty POST; nobody asked for one
+        }
         for field in fields {
             let line = field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"
             headerList = curl_slist_append(headerList, line)
