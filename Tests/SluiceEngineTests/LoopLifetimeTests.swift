@@ -101,7 +101,9 @@ import Testing
             code.withLock { $0 = result }
             ended.store(true, ordering: .sequentiallyConsistent)
         }
-        #expect(await eventually(5) { ended.load(ordering: .sequentiallyConsistent) }, "the read did not end")
+        let task = bytes.reader.stream.task
+        #expect(await eventually(5) { ended.load(ordering: .sequentiallyConsistent) },
+                "the read did not end: \(String(describing: task)) \(task?.countOfBytesReceived ?? -1) \(String(describing: task?.error))")
         #expect(code.withLock { $0 } == .cancelled)
         #expect(await eventually { session.getAllTasksNow().isEmpty })
     }
