@@ -107,7 +107,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
                 emitStateChange(.running)
                 gateClosed.store(false, ordering: .sequentiallyConsistent)
                 session.delegateQueue.async { self.flushParked() }
-                session.loop.send(.release(taskIdentifier, .suspended))
+                session.loop.send(.resume(taskIdentifier))
                 return false
             }
         }
@@ -123,7 +123,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             guard life.suspend() == .pause else { return }
             gateClosed.store(true, ordering: .sequentiallyConsistent)
             emitStateChange(.suspended)
-            session.loop.send(.hold(taskIdentifier, .suspended))
+            session.loop.send(.suspend(taskIdentifier))
         }
     }
 
@@ -343,7 +343,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let pending = inFlightBytes.subtract(count, ordering: .sequentiallyConsistent).newValue
         if pending <= session.configuration.maximumBufferedBytes / 4,
            drainWanted.exchange(false, ordering: .sequentiallyConsistent) {
-            session.loop.send(.release(taskIdentifier, .backpressure))
+            session.loop.send(.drained(taskIdentifier))
         }
     }
 

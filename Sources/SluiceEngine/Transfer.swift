@@ -1,4 +1,5 @@
-// One task's transfer as the loop thread sees it: the easy handle, its callbacks, holds and timeouts.
+// One task's request as the loop thread sees it: the easy handle and its callbacks, driving the request's
+// state machine and performing the actions it returns.
 import CCurl
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,7 +11,8 @@ import Glibc
 #endif
 
 /// Lives on the loop thread only. libcurl calls back into it from `curl_multi_perform` and `curl_easy_pause`,
-/// both of which run on that same thread, so nothing here needs a lock.
+/// both of which run on that same thread, so nothing here needs a lock. What happens to the response (asked,
+/// held, streamed, ended) is decided by `RequestStateMachine`; this class owns the bytes and the handle.
 final class Transfer {
     enum Outcome: Equatable {
         case `continue`
@@ -23,29 +25,17 @@ final class Transfer {
     private(set) var task: SessionTask
     private(set) var id: Int
     private(set) var easy: UnsafeMutableRawPointer?
-    private(set) var holds = TransferHolds()
+    private var machine: RequestStateMachine
 
     private let url: URL
     /// The request URL as libcurl was given it; a different effective URL means a redirect was followed.
     private let urlString: String
     private let scheme: String
     private var headerParser = HeaderLineParser()
-    private var responseStarted = false
     private var splitter: MultipartSplitter?
     private var partIndex = 0
-    /// A multipart part became a download: the transfer ends where that part ends.
-    private var partDownloaded = false
     /// Set for data: and file: URLs, which the engine reads itself instead of libcurl.
     private var local: LocalSource?
-    /// A failure found inside a callback, reported once libcurl has returned.
-    private var abortError: TransferError?
-    /// A redirect's question is with the delegate: its body is gathered, not delivered.
-    private(set) var askingRedirect = false
-    /// The delegate said follow, and the redirect's short body is still arriving: the next request waits for its
-    /// end so that libcurl keeps the connection instead of closing it mid-response.
-    private var followWhenEnded: Request?
-    /// libcurl finished while a disposition or a resume was still owed; the result waits here.
-    private var endResult: TransferError??
     private var lastActivity: UInt64
     private let inactivityLimit: UInt64
     private let maximumRedirects: Int
@@ -82,6 +72,7 @@ final class Transfer {
         deadline = task.startedAt &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
         self.pool = pool
         self.handles = handles
+        machine = RequestStateMachine(isLocal: scheme == "data" || scheme == "file")
         switch scheme {
         case "data", "file":
             local = try LocalSource.open(request.url, pool: pool)
@@ -97,7 +88,7 @@ final class Transfer {
 
     deinit {
         close()
-        if let pending { pool.give(pending) }
+        discardPending()
         errorBuffer.deallocate()
     }
 
@@ -200,23 +191,21 @@ final class Transfer {
     // MARK: libcurl callbacks (loop thread)
 
     fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        guard !responseStarted else { return count }  // trailers after the body are not a new response
+        guard machine.readsHead else { return count }  // trailers after the body are not a new response
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
-        if headerParser.isComplete, !askingRedirect, Redirection.redirects(headerParser.statusCode),
-           let status = headerParser.statusCode, let location = redirectTarget() {
-            if task.redirectCount >= maximumRedirects {  // no question whose answer could not be followed
-                abortError = TransferError(.tooManyRedirects, "more than \(maximumRedirects) redirects", failingURL: url)
-                responseStarted = true  // a redirect is not the task's response: none is delivered
-                return 0
-            }
-            // Asked now, at the headers, as URLSession asks; the redirect's own body is gathered meanwhile and
-            // reaches the delegate only if the redirect is refused.
-            askingRedirect = true
-            _ = holds.hold(.awaitingDisposition)
-            let response = makeResponse(headers: headerParser.fields, part: nil)
-            task.deliverRedirect(response, to: Redirection.request(after: task.currentRequest, status: status, location: location))
+        guard headerParser.isComplete, Redirection.redirects(headerParser.statusCode),
+              let status = headerParser.statusCode, let location = redirectTarget() else { return count }
+        if task.redirectCount >= maximumRedirects {  // no question whose answer could not be followed
+            let error = TransferError(.tooManyRedirects, "more than \(maximumRedirects) redirects", failingURL: url)
+            return inCallback(machine.fail(error), count)
         }
+        // Asked now, at the head, as URLSession asks; the redirect's own body is gathered meanwhile and reaches
+        // the delegate only if the redirect is refused.
+        let next = Redirection.request(after: task.currentRequest, status: status, location: location)
+        let action = machine.redirectHeadArrived()
+        guard case .askRedirect = action else { return inCallback(action, count) }
+        task.deliverRedirect(makeResponse(headers: headerParser.fields, part: nil), to: next)
         return count
     }
 
@@ -226,58 +215,49 @@ final class Transfer {
         headerParser.fields["Location"].flatMap { Redirection.target(location: $0, from: url) }
     }
 
-    /// The delegate said follow. Now, unless the redirect's body is short and still arriving: then at its end.
-    func followRedirect(_ request: Request) -> Outcome {
-        guard askingRedirect else { return .continue }
-        let length = headerParser.fields["Content-Length"].flatMap { Int($0) }
-        if endResult == nil, let length, length <= Self.awaitedRedirectBody {
-            followWhenEnded = request
-            return .continue
-        }
-        return .follow(request)
-    }
-
     /// Longer redirect bodies are cut off: a new connection costs less than reading them.
     private static let awaitedRedirectBody = 64 << 10
 
-    /// The delegate refused the redirect: the redirect response is the task's response, with its own body.
-    func refuseRedirect() -> Outcome {
-        guard askingRedirect else { return .continue }
-        askingRedirect = false
-        responseStarted = true
-        deliverResponse()
-        if let abortError { return .finish(abortError) }
-        return .continue
-    }
-
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        if abortError != nil { return 0 }
-        if holds.isHeld && !mayGatherWhileAwaiting(count) { return sluice_writefunc_pause() }  // offered again later
-        lastActivity = uptimeNow()
         let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
-        if askingRedirect {
-            gather(chunk)
-            return count
-        }
-        if !responseStarted {
-            responseStarted = true
-            if !(task is DownloadTask), let boundary = multipartBoundary() {
-                splitter = MultipartSplitter(boundary: boundary)
-            } else {
-                deliverResponse()
-                if abortError != nil { return 0 }
-                // While the answer is awaited the body keeps arriving into the gather buffer, undelivered; only
-                // when that is full does libcurl pause. A small response then needs no pause and unpause at all.
-                guard mayGatherWhileAwaiting(count) else { return sluice_writefunc_pause() }
+        // Only the first byte of a response decides whether it is a multipart stream.
+        let boundary = machine.readsHead && !(task is DownloadTask) ? multipartBoundary() : nil
+        while true {
+            switch machine.bodyArrived(fits: pendingCount + count <= pool.size, isMultipart: boundary != nil) {
+            case .gather:
+                lastActivity = uptimeNow()
+                gather(chunk)
+                return count
+            case .feedParts:
+                lastActivity = uptimeNow()
+                if splitter == nil, let boundary { splitter = MultipartSplitter(boundary: boundary) }
+                splitter?.feed(chunk)
+                pumpParts()
+                return machine.refusesBody ? 0 : count
+            case .deliverResponse:
+                // Then the bytes are offered again: while the answer is awaited they gather undelivered, and only
+                // a full buffer pauses libcurl, so a small response needs no pause and unpause at all.
+                lastActivity = uptimeNow()
+                if let problem = deliverHeadResponse() { return inCallback(machine.fail(problem), count) }
+            case let action:
+                return inCallback(action, count)
             }
         }
-        if splitter != nil {
-            splitter?.feed(chunk)
-            pumpParts()
-            return abortError == nil && !partDownloaded ? count : 0
+    }
+
+    /// What a write or header callback returns for an action that needs nothing more of the driver.
+    private func inCallback(_ action: RequestStateMachine.Action, _ count: Int) -> Int {
+        switch action {
+        case .none, .gather: return count
+        case .pauseReceiving: return sluice_writefunc_pause()
+        case .refuse: return 0
+        case .internalError(let message):
+            assertionFailure(message)
+            return 0  // the machine now fails the transfer with the internal error
+        default:
+            assertionFailure("\(action) cannot be performed inside a libcurl callback")
+            return 0
         }
-        gather(chunk)
-        return count
     }
 
     fileprivate func readBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
@@ -300,7 +280,7 @@ final class Transfer {
             reportSent(final: true)
             return sluice_readfunc_pause()
         case .failure(let error):
-            abortError = TransferError(error.code, error.message, failingURL: url)
+            _ = machine.fail(TransferError(error.code, error.message, failingURL: url))
             return sluice_readfunc_abort()
         }
     }
@@ -321,16 +301,10 @@ final class Transfer {
         lastSentReport = now
     }
 
-    /// The upload stream has bytes again: let libcurl send, unless the task is suspended.
-    func uploadReady() {
-        guard let easy, !holds.contains(.suspended), endResult == nil else { return }
-        _ = curl_easy_pause(easy, holds.isHeld ? CURLPAUSE_RECV : CURLPAUSE_CONT)
-    }
-
     private func gather(_ chunk: UnsafeRawBufferPointer) {
         if pendingCount + chunk.count > pool.size { flushPending() }
         guard chunk.count <= pool.size, let base = chunk.baseAddress else {
-            if task.deliverData(Data(chunk)) { _ = holds.hold(.backpressure) }
+            if task.deliverData(Data(chunk)) { machine.holdForBackpressure() }
             return
         }
         let buffer = pending ?? pool.take()
@@ -340,44 +314,57 @@ final class Transfer {
         if pendingCount == pool.size { flushPending() }
     }
 
-    /// True while the only hold is the awaited disposition and `count` more bytes fit the gather buffer.
-    private func mayGatherWhileAwaiting(_ count: Int) -> Bool {
-        holds.isOnly(.awaitingDisposition) && splitter == nil && pendingCount + count <= pool.size
-    }
-
     /// Hands the gathered bytes to the task as one Data that owns the buffer (no second copy), never before the
-    /// response's disposition has been answered.
+    /// response has been answered.
     func flushPending() {
-        guard let buffer = pending, pendingCount > 0, !holds.contains(.awaitingDisposition) else { return }
+        guard let buffer = pending, pendingCount > 0, machine.mayFlush else { return }
         let data = pool.data(buffer, count: pendingCount)
         pending = nil
         pendingCount = 0
-        if task.deliverData(data) { _ = holds.hold(.backpressure) }
+        if task.deliverData(data) { machine.holdForBackpressure() }
+    }
+
+    private func discardPending() {
+        if let pending { pool.give(pending) }
+        pending = nil
+        pendingCount = 0
     }
 
     // MARK: Loop events
 
-    func hold(_ reason: TransferHolds.Reason) {
-        flushPending()
-        _ = holds.hold(reason)
-        if reason == .suspended, let easy, endResult == nil {
-            _ = curl_easy_pause(easy, CURLPAUSE_ALL)  // stop sending too, not only receiving
-        }
+    func suspend() -> Outcome {
+        flushPending()  // what was gathered before the suspension is the task's; the gate parks it
+        return perform(machine.suspend())
     }
 
-    func release(_ reason: TransferHolds.Reason) -> Outcome {
-        guard holds.release(reason) || !holds.isHeld else { return .continue }
+    func resume() -> Outcome {
         lastActivity = uptimeNow()
-        if splitter != nil {
-            pumpParts()
-            if let abortError { return .finish(abortError) }
-            if partDownloaded { return .finish(nil) }
-            if holds.isHeld { return .continue }
-        }
-        if let result = endResult { return finishAfterEnd(result) }
-        if local != nil { return .continue }  // the loop pumps local bodies while they flow
-        if let easy { _ = curl_easy_pause(easy, CURLPAUSE_CONT) }  // may call receiveBody right here
-        return .continue
+        return perform(machine.resume())
+    }
+
+    /// The consumer has drained what it was given.
+    func drained() -> Outcome {
+        lastActivity = uptimeNow()
+        return perform(machine.drained())
+    }
+
+    /// The delegate allowed the response.
+    func allow() -> Outcome {
+        lastActivity = uptimeNow()
+        return perform(machine.answerAllowed())
+    }
+
+    /// The delegate answered the redirect: follow `request` (now, or when the redirect's short body has ended),
+    /// or, for nil, take the redirect response and its body as the task's response.
+    func redirectAnswered(_ request: Request?) -> Outcome {
+        let length = headerParser.fields["Content-Length"].flatMap { Int($0) }
+        return perform(machine.redirectAnswered(request, shortBody: length.map { $0 <= Self.awaitedRedirectBody } ?? false))
+    }
+
+    /// The upload stream has bytes again: let libcurl send, unless the task is suspended.
+    func uploadReady() {
+        guard let easy, !machine.suspended, !machine.hasEnded else { return }
+        _ = curl_easy_pause(easy, machine.isHeld ? CURLPAUSE_RECV : CURLPAUSE_CONT)
     }
 
     /// Hands the transfer to the download task that continues `task`. Bytes the data task may have must already
@@ -385,52 +372,32 @@ final class Transfer {
     func adopt(_ download: DownloadTask) -> Outcome {
         task = download
         id = download.taskIdentifier
-        _ = holds.release(.backpressure)  // the download counts its own buffered bytes from zero
-        if askingRedirect { return .continue }  // still held for the redirect's answer
-        return release(.awaitingDisposition)
+        return perform(machine.adoptedByDownload())
     }
 
-    /// libcurl reports the transfer done. The result may have to wait for a disposition or a resume.
+    /// libcurl reports the transfer done. The result may have to wait for an answer or a resume.
     func ended(_ code: CURLcode) -> Outcome {
         flushPending()
         reportSent(final: true)
-        var error: TransferError? = nil
-        if let abortError {
-            error = abortError
-        } else if partDownloaded {
-            error = nil  // the write callback stopped the stream on purpose
-        } else if code != CURLE_OK {
-            error = makeError(code)
-        }
-        endResult = .some(error)
-        if askingRedirect {  // the answer decides: a new transfer, or this response after all
-            return followWhenEnded.map { .follow($0) } ?? .continue
-        }
-        if !responseStarted && (headerParser.isComplete || error == nil) {
-            // No body byte came (HEAD, an empty body, or a failure right after the headers): the response
-            // still goes to the delegate first.
-            responseStarted = true
-            deliverResponse()
-            if let abortError { return .finish(abortError) }
-            return .continue
-        }
-        if splitter != nil {
-            pumpParts()
-            if holds.contains(.awaitingDisposition) { return .continue }
-        }
-        return finishAfterEnd(error)
+        // A refused body ends with libcurl's write error; the machine knows the real reason.
+        let error = code == CURLE_OK || machine.refusesBody ? nil : makeError(code)
+        return perform(machine.ended(error, headComplete: headerParser.isComplete))
+    }
+
+    /// The loop ended the transfer from outside (cancelled, failed, timed out): no event may follow.
+    func stopped() {
+        machine.finished()
     }
 
     /// Data: and file: URLs: the response comes at once, then `pumpLocal` reads while nothing holds.
     func startLocal() -> Outcome {
         guard let local else { return .continue }
-        responseStarted = true
+        guard case .deliverResponse = machine.localStarted() else { return perform(.internalError("no local response")) }
         var headers = HTTPHeaders()
         if let type = local.mediaType { headers.add("Content-Type", type) }
         headers.add("Content-Length", String(local.length))
-        _ = holds.hold(.awaitingDisposition)
         let response = Response(url: url, statusCode: nil, headers: headers, expectedContentLength: local.length)
-        if let problem = task.deliverResponse(response) { return .finish(problem) }
+        if let problem = task.deliverResponse(response) { return failNow(problem) }
         return .continue
     }
 
@@ -463,19 +430,19 @@ final class Transfer {
             headerBytesReceived: Int64(long(CURLINFO_HEADER_SIZE) ?? 0))
     }
 
-    var isSuspended: Bool { holds.contains(.suspended) }
+    var isSuspended: Bool { machine.suspended }
 
-    var isLocalFlowing: Bool { local != nil && !holds.isHeld }
+    var isLocalFlowing: Bool { local != nil && !machine.isHeld }
 
     func pumpLocal() -> Outcome {
-        guard let local, !holds.isHeld else { return .continue }
+        guard let local, !machine.isHeld else { return .continue }
         do {
-            guard let chunk = try local.read() else { return .finish(nil) }
+            guard let chunk = try local.read() else { return perform(machine.localBodyEnded()) }
             lastActivity = uptimeNow()
-            if task.deliverData(chunk) { _ = holds.hold(.backpressure) }
+            if task.deliverData(chunk) { machine.holdForBackpressure() }
             return .continue
         } catch {
-            return .finish(TransferError(error.code, error.message, failingURL: url))
+            return failNow(TransferError(error.code, error.message, failingURL: url))
         }
     }
 
@@ -484,26 +451,51 @@ final class Transfer {
             return TransferError(.timedOut, "the resource timeout passed before the transfer finished", failingURL: url)
         }
         // A held transfer waits for its consumer, not the network; one that waits for a redirect's body does not.
-        guard !holds.isHeld || followWhenEnded != nil, !uploadStarved, endResult == nil,
-              now &- lastActivity > inactivityLimit else { return nil }
+        guard machine.timeoutApplies, !uploadStarved, now &- lastActivity > inactivityLimit else { return nil }
         let tenths = inactivityLimit / 100_000_000
         let seconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
         return TransferError(.timedOut, "no data for \(seconds) s", failingURL: url)
     }
 
-    // MARK: Helpers
+    // MARK: Performing the machine's actions (outside libcurl's callbacks)
 
-    private func finishAfterEnd(_ error: TransferError?) -> Outcome {
-        // A suspended task completes only once resumed, so that no byte or completion reaches a suspended delegate.
-        if holds.contains(.suspended) || holds.contains(.awaitingDisposition) { return .continue }
-        if error == nil, !partDownloaded, let rest = splitter?.finish() { _ = task.deliverData(rest) }
-        return .finish(error)
+    private func perform(_ action: RequestStateMachine.Action) -> Outcome {
+        switch action {
+        case .none, .gather, .pauseReceiving, .refuse, .feedParts, .askRedirect:
+            return .continue
+        case .deliverResponse:
+            if let problem = deliverHeadResponse() { return failNow(problem) }
+            return .continue
+        case .pumpParts:
+            pumpParts()
+            return perform(machine.flowResumed())
+        case .pauseAll:
+            if let easy { _ = curl_easy_pause(easy, CURLPAUSE_ALL) }
+            return .continue
+        case .unpause:
+            if let easy { _ = curl_easy_pause(easy, CURLPAUSE_CONT) }  // may call receiveBody right here
+            return .continue
+        case .follow(let request):
+            discardPending()  // the redirect's own body, never the task's
+            return .follow(request)
+        case .finish(let error):
+            if error == nil, let rest = splitter?.finish() { _ = task.deliverData(rest) }
+            return .finish(error)
+        case .internalError(let message):
+            assertionFailure(message)
+            return perform(machine.flowResumed())  // the machine now fails the transfer with the internal error
+        }
     }
 
-    /// Sets `abortError` when the task refuses the response.
-    private func deliverResponse() {
-        _ = holds.hold(.awaitingDisposition)
-        abortError = task.deliverResponse(makeResponse(headers: headerParser.fields, part: nil))
+    /// A failure found outside a callback: the transfer ends with it (once resumed, if suspended).
+    private func failNow(_ error: TransferError) -> Outcome {
+        _ = machine.fail(error)
+        return perform(machine.flowResumed())
+    }
+
+    /// The head's response to the task; the task's refusal when it cannot take it.
+    private func deliverHeadResponse() -> TransferError? {
+        task.deliverResponse(makeResponse(headers: headerParser.fields, part: nil))
     }
 
     private func makeResponse(headers: HTTPHeaders, part: Int?) -> Response {
@@ -536,24 +528,27 @@ final class Transfer {
         return boundary
     }
 
-    /// Moves parts out of the splitter until it needs more bytes or the transfer must hold.
+    /// Moves parts out of the splitter until it needs more bytes or the transfer must hold or stop.
     private func pumpParts() {
-        while !holds.isHeld, abortError == nil, !partDownloaded, let event = splitter?.next() {
+        while machine.mayPumpParts, let event = splitter?.next() {
             switch event {
             case .part(let fields):
-                if task is DownloadTask {
-                    partDownloaded = true  // the converted part is complete
-                    return
+                switch machine.partStarted(isDownload: task is DownloadTask) {
+                case .deliverResponse:
+                    let problem = task.deliverResponse(makeResponse(headers: fields, part: partIndex))
+                    partIndex += 1
+                    if let problem { _ = machine.fail(problem) }
+                case .refuse:
+                    splitter = nil  // the converted part is complete; nothing after it is the download's
+                case let action:
+                    _ = inCallback(action, 0)
                 }
-                _ = holds.hold(.awaitingDisposition)
-                abortError = task.deliverResponse(makeResponse(headers: fields, part: partIndex))
-                partIndex += 1
             case .data(let data):
-                if task.deliverData(data) { _ = holds.hold(.backpressure) }
+                if task.deliverData(data) { machine.holdForBackpressure() }
             case .end:
                 continue
             case .malformed(let why):
-                abortError = TransferError(.badServerResponse, "bad multipart stream: \(why)", failingURL: url)
+                _ = machine.fail(TransferError(.badServerResponse, "bad multipart stream: \(why)", failingURL: url))
             }
         }
     }

@@ -18,8 +18,10 @@ import Synchronization
 final class TransferLoop: @unchecked Sendable {
     enum Command {
         case start(SessionTask)
-        case hold(Int, TransferHolds.Reason)
-        case release(Int, TransferHolds.Reason)
+        case suspend(Int)
+        case resume(Int)
+        /// The consumer drained the bytes that held the transfer back.
+        case drained(Int)
         case cancel(Int)
         case disposition(Int, ResponseDisposition)
         /// The delegate's answer to a redirect: the request to follow, or nil to keep the redirect response.
@@ -164,25 +166,26 @@ final class TransferLoop: @unchecked Sendable {
         switch command {
         case .start(let task):
             start(task)
-        case .hold(let id, let reason):
-            transfers[id]?.hold(reason)
-        case .release(let id, let reason):
-            if let t = transfers[id] { settle(t, t.release(reason)) }
+        case .suspend(let id):
+            if let t = transfers[id] { settle(t, t.suspend()) }
+        case .resume(let id):
+            if let t = transfers[id] { settle(t, t.resume()) }
+        case .drained(let id):
+            if let t = transfers[id] { settle(t, t.drained()) }
         case .cancel(let id):
             if let t = transfers[id] { finish(t, .cancelled(t.task.currentRequest.url)) }
         case .disposition(let id, let disposition):
             guard let t = transfers[id] else { return }
             switch disposition {
             case .allow:
-                settle(t, t.release(.awaitingDisposition))
+                settle(t, t.allow())
             case .cancel:
                 finish(t, .cancelled(t.task.currentRequest.url))
             case .becomeDownload:
                 convert(t)
             }
         case .redirect(let id, let request):
-            guard let t = transfers[id], t.askingRedirect else { return }
-            settle(t, request.map { t.followRedirect($0) } ?? t.refuseRedirect())
+            if let t = transfers[id] { settle(t, t.redirectAnswered(request)) }
         case .convert(let id):
             if let t = transfers[id] { convert(t) }
         case .uploadReady(let id):
@@ -236,7 +239,7 @@ final class TransferLoop: @unchecked Sendable {
         task.redirectCount += 1
         task.setCurrentRequest(request)
         start(task)
-        if suspended { transfers[task.taskIdentifier]?.hold(.suspended) }
+        if suspended, let next = transfers[task.taskIdentifier] { settle(next, next.suspend()) }
     }
 
     /// Hands a data task's transfer to a new download task, between two chunks: what the data task was allowed
@@ -306,6 +309,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func finish(_ t: Transfer, _ error: TransferError?) {
         guard transfers.removeValue(forKey: t.id) != nil else { return }
+        t.stopped()
         if error?.code != .cancelled { t.flushPending() }
         retire(t)
         t.task.finish(error: error)

@@ -90,27 +90,6 @@ import Testing
     }
 }
 
-@Suite struct TransferHoldsTests {
-    @Test func firstHoldPausesAndLastReleaseUnpauses() {
-        var holds = TransferHolds()
-        #expect(!holds.isHeld)
-        #expect(step { holds.hold(.awaitingDisposition) })
-        #expect(!step { holds.hold(.suspended) })           // already held: no second pause
-        #expect(!step { holds.release(.awaitingDisposition) })  // still suspended
-        #expect(holds.isHeld)
-        #expect(step { holds.release(.suspended) })
-        #expect(!holds.isHeld)
-    }
-
-    @Test func releasingAReasonNotHeldChangesNothing() {
-        var holds = TransferHolds()
-        #expect(!step { holds.release(.backpressure) })
-        _ = holds.hold(.suspended)
-        #expect(!step { holds.release(.backpressure) })
-        #expect(holds.contains(.suspended))
-    }
-}
-
 @Suite struct ContinuingLifecycleTests {
     @Test func aTaskContinuingATransferIsAlreadyStarted() {
         var running = TaskLifecycle(continuing: .running)
