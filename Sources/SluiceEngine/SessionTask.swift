@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Synchronization
 
 /// Shared by data, download and upload tasks. Thread-safe: public state sits behind a lock or in
@@ -282,6 +283,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Delegate queue: the last events of the task.
     func reportCompletion(_ error: TransferError?) {
+        assertOnDelegateQueue()
         info.withLock { $0.error = error }
         flushParked()
         if let metrics = info.withLock({ $0.metrics }) {
@@ -323,6 +325,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     // MARK: Delegate queue
 
     private func hand(_ data: Data) {
+        assertOnDelegateQueue()
         emit(.didReceiveData(bytes: data.count))
         if let delegate = dataTarget {
             // dataTarget is only set on DataTask instances, so the unchecked downcast is sound.
@@ -331,7 +334,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         if !targetHoldsCredit { releaseCredit(data.count) }
     }
 
+    /// Debug builds stop when delegate-queue state (`parked`, the targets) is touched from elsewhere.
+    @inline(__always)
+    func assertOnDelegateQueue() {
+        dispatchPrecondition(condition: .onQueue(session.delegateQueue))
+    }
+
     private func flushParked() {
+        assertOnDelegateQueue()
         guard !gateClosed.load(ordering: .sequentiallyConsistent) else { return }
         let chunks = parked
         parked.removeAll()

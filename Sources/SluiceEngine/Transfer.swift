@@ -191,6 +191,7 @@ final class Transfer {
     // MARK: libcurl callbacks (loop thread)
 
     fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        task.session.loop.assertOnLoopThread("a transfer")
         guard machine.readsHead else { return count }  // trailers after the body are not a new response
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
@@ -219,6 +220,7 @@ final class Transfer {
     private static let awaitedRedirectBody = 64 << 10
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        task.session.loop.assertOnLoopThread("a transfer")
         let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
         // Only the first byte of a response decides whether it is a multipart stream.
         let boundary = machine.readsHead && !(task is DownloadTask) ? multipartBoundary() : nil
@@ -261,6 +263,7 @@ final class Transfer {
     }
 
     fileprivate func readBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        task.session.loop.assertOnLoopThread("a transfer")
         guard let upload else { return 0 }
         lastActivity = uptimeNow()
         // After a conversion re-keys this transfer, `adopt` unpauses it, libcurl reads again, and the next wake
@@ -460,6 +463,7 @@ final class Transfer {
     // MARK: Performing the machine's actions (outside libcurl's callbacks)
 
     private func perform(_ action: RequestStateMachine.Action) -> Outcome {
+        task.session.loop.assertOnLoopThread("a transfer")
         switch action {
         case .none, .gather, .pauseReceiving, .refuse, .feedParts, .askRedirect:
             return .continue

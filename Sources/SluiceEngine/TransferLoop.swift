@@ -116,11 +116,19 @@ final class TransferLoop: @unchecked Sendable {
     /// Runs `block` on the delegate queue after everything delivered before it. On the loop thread it joins the
     /// turn's batch; from any other thread it is dispatched at once.
     func deliver(_ block: @escaping @Sendable () -> Void) {
-        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()) {
+        if isLoopThread {
             outbox.append(block)
         } else {
             delegateQueue.async(execute: block)
         }
+    }
+
+    var isLoopThread: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// Debug builds stop at once when loop-thread state is touched from another thread (free in release).
+    @inline(__always)
+    func assertOnLoopThread(_ what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+        assert(isLoopThread, "\(what()) belongs to the transfer loop's thread", file: file, line: line)
     }
 
     private func flushOutbox() {
@@ -163,6 +171,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func apply(_ command: Command) {
+        assertOnLoopThread("a loop command")
         switch command {
         case .start(let task):
             start(task)
