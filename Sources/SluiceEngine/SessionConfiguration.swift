@@ -35,16 +35,11 @@ public struct SessionConfiguration: Sendable {
         if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
         return "/tmp"
     }()
-    /// Whether this configuration keeps nothing between sessions (Sluice keeps no cache or cookie jar either way).
-    public private(set) var isEphemeral = false
-
     public init() {}
 
     public static var `default`: SessionConfiguration { SessionConfiguration() }
 
-    public static var ephemeral: SessionConfiguration {
-        var c = SessionConfiguration()
-        c.isEphemeral = true
-        return c
-    }
+    /// The same as `default`, for code written for URLSession: a session keeps no cache, cookie or credential
+    /// on disk either way.
+    public static var ephemeral: SessionConfiguration { SessionConfiguration() }
 }

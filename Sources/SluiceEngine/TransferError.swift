@@ -27,7 +27,6 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         /// A 307 or 308 redirect needs the request body again, and a stream body cannot be sent twice.
         case requestBodyStreamExhausted
         case cannotDecodeContent
-        case unsupportedDisposition
         case sessionInvalidated
         case unknown
     }
