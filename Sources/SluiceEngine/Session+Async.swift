@@ -174,6 +174,9 @@ final class ByteStream: SessionDataDelegate, CreditHolder, @unchecked Sendable {
 
     func abandon() { task?.cancel() }
 
+    /// Whether the task's completion has reached this stream (for a test's diagnostics).
+    var hasFinished: Bool { state.withLock { $0.finished } }
+
     func nextChunk() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await waitForChunk()

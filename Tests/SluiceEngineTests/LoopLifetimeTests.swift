@@ -103,7 +103,7 @@ import Testing
         }
         let task = bytes.reader.stream.task
         #expect(await eventually(5) { ended.load(ordering: .sequentiallyConsistent) },
-                "the read did not end: \(String(describing: task)) \(task?.countOfBytesReceived ?? -1) \(String(describing: task?.error))")
+                "the read did not end: \(String(describing: task)) \(task?.countOfBytesReceived ?? -1) \(String(describing: task?.error)) stream finished: \(bytes.reader.stream.hasFinished)")
         #expect(code.withLock { $0 } == .cancelled)
         #expect(await eventually { session.getAllTasksNow().isEmpty })
     }
