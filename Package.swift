@@ -72,6 +72,12 @@ let package = Package(
             dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"],
             path: "Benchmarks/UIBench"
         ),
+        // The 10,000-task soak of one Session against the scenario server (run in release by Benchmarks/soak).
+        .executableTarget(
+            name: "sluice-soak",
+            dependencies: ["SluiceEngine", "SluiceScenarioServer"],
+            path: "Benchmarks/Soak"
+        ),
         .testTarget(
             name: "SluiceEngineTests",
             dependencies: ["SluiceEngine", "SluiceScenarioServer"]

@@ -18,8 +18,14 @@ struct GetCommand: ParsableCommand {
         commandName: "get",
         abstract: "Transfer a URL without the UI; the body goes to standard output, or to a file with -o.",
         discussion: """
-            With -o, an interrupted download (Ctrl-C, SIGTERM, a lost connection, a full disk) keeps its partial \
-            file and FILE.sluice-resume beside it; the same command run again resumes it.
+            With -o FILE, an interrupted download (Ctrl-C, SIGTERM, a lost connection, a full disk) keeps its \
+            partial file and FILE.sluice-resume beside it; the same command run again resumes it. An existing file \
+            is only replaced with --force.
+
+            -o - is standard output; /dev/stdout, /dev/stderr and /dev/fd/N write to the descriptor they name. A \
+            character device, FIFO or socket (-o /dev/null) is written into as it is: no temporary file, no \
+            --force, nothing to resume. A block device needs --force. A symlink counts as what it points to and is \
+            never replaced itself. A directory is refused: --output-dir DIR saves inside it under the server's name.
             """
     )
 
@@ -32,13 +38,13 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customShort("j"), help: "With several URLs: how many transfers run at once.")
     var jobs: Int = 6
 
-    @Option(help: "With several URLs: save each body in this directory under its server's name instead of writing them all to standard output.")
+    @Option(help: "Save each body in this directory under its server's name (never over an existing file) instead of writing to standard output.")
     var outputDir: String?
 
-    @Option(name: .shortAndLong, help: "Save the body to this file with a download task.")
+    @Option(name: .shortAndLong, help: "Save the body to this file with a download task; - is standard output, and a device, FIFO or socket is written into.")
     var output: String?
 
-    @Flag(help: "With -o, replace an existing file.")
+    @Flag(help: "With -o, replace an existing file (or write over a block device).")
     var force = false
 
     @Option(help: "What the delegate answers at the response: allow, cancel or becomeDownload.")
@@ -70,17 +76,27 @@ struct GetCommand: ParsableCommand {
             return try batch(targets, configuration: configuration, monitor: monitor)
         }
         let target = targets[0]
-        if let output {
-            try download(target, to: try OutputFile(output), configuration: configuration, monitor: monitor)
-        } else {
-            try fetch(target, configuration: configuration, monitor: monitor)
+        guard let output else {
+            return try fetch(target, into: 1, named: "standard output", configuration: configuration, monitor: monitor)
+        }
+        switch try OutputTarget.classify(output, force: force) {
+        case .descriptor(let fd):
+            let name = fd == 1 ? "standard output" : Sanitized.text(output)
+            try fetch(target, into: fd, named: name, configuration: configuration, monitor: monitor)
+        case .stream(let path, let isSocket):
+            let fd = try OutputTarget.openStream(path, isSocket: isSocket, shownAs: output)
+            defer { close(fd) }
+            try fetch(target, into: fd, named: Sanitized.text(output), configuration: configuration, monitor: monitor)
+        case .file(let file):
+            try download(target, to: file, configuration: configuration, monitor: monitor)
         }
     }
 
-    /// The body to standard output through a data task.
-    private func fetch(_ target: URL, configuration: SessionConfiguration, monitor: TaskEventMonitor?) throws {
-        let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: 1),
-                                   progress: trace ? nil : ProgressLine.ifTerminal())
+    /// The body through a data task into an open descriptor: standard output, a device, a FIFO or a socket.
+    private func fetch(_ target: URL, into fd: Int32, named destination: String, configuration: SessionConfiguration,
+                       monitor: TaskEventMonitor?) throws {
+        let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: fd),
+                                   progress: trace ? nil : ProgressLine.ifTerminal(), destination: destination)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         try delegate.run(session.dataTask(with: target), in: session, target: target) { task in
             task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
@@ -91,7 +107,7 @@ struct GetCommand: ParsableCommand {
     private func download(_ target: URL, to file: OutputFile, configuration: SessionConfiguration,
                           monitor: TaskEventMonitor?) throws {
         if file.exists && !force {
-            throw CLIFailure(code: 1, message: "\(Sanitized.text(file.path)) already exists; use --force to replace it")
+            throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
         }
         let resumeData = try file.loadResume(for: target)
         var configuration = configuration
@@ -113,7 +129,7 @@ struct GetCommand: ParsableCommand {
         }
         session.finishTasksAndInvalidate()
 
-        let name = Sanitized.text(file.path)
+        let name = file.name
         let resumeHint = delegate.keptPartial.map {
             "; the partial file is kept (\(Sanitized.text($0))), run the same command again to resume"
         } ?? ""

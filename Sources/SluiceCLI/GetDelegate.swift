@@ -1,5 +1,5 @@
-// The delegate behind `sluice get` and `sluice put` to standard output: answers the disposition, writes chunks,
-// shows progress (of the body received, or for put of the body sent), waits for the end.
+// The delegate behind `sluice get` and `sluice put` to standard output (or a device, FIFO or socket): answers the
+// disposition, writes chunks, shows progress (of the body received, or for put of the body sent), waits for the end.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,9 +12,11 @@ import Glibc
 import SluiceEngine
 import SluiceViewModel
 
-final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
+final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {
     private let disposition: ResponseDisposition
     private let sink: FileDescriptorSink
+    /// Where the sink writes, for messages: "standard output", or the -o name.
+    private let destination: String
     private let progress: ProgressLine?
     private let progressOfSending: Bool
     private let finished = DispatchSemaphore(value: 0)
@@ -23,9 +25,11 @@ final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
     private(set) var response: Response?
     private(set) var outputFailure: String?
 
-    init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?, ofSending: Bool = false) {
+    init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?, ofSending: Bool = false,
+         destination: String = "standard output") {
         self.disposition = disposition
         self.sink = sink
+        self.destination = destination
         self.progress = progress
         progressOfSending = ofSending
     }
@@ -52,6 +56,17 @@ final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
         }
     }
 
+    // MARK: After --disposition becomeDownload: the file goes to the same place the body would have
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        progress?.update(received: totalBytesWritten, expected: totalBytesExpectedToWrite)
+    }
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
+        if let failure = sink.copy(fromFileAt: location.path) { outputFailure = failure }
+    }
+
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         if error == nil && !progressOfSending {
             progress?.update(received: task.countOfBytesReceived, expected: task.countOfBytesExpectedToReceive, force: true)
@@ -76,7 +91,7 @@ final class GetDelegate: SessionDataDelegate, @unchecked Sendable {
             throw CLIFailure(code: 128 + signal, message: "interrupted" + (progress(task).map { " after \($0)" } ?? ""))
         }
         if let outputFailure {
-            throw CLIFailure(code: 1, message: "cannot write the body to standard output: \(outputFailure)")
+            throw CLIFailure(code: 1, message: "cannot write the body to \(destination): \(outputFailure)")
         }
         if let error {
             let got = progress(task).map { " (\($0))" } ?? ""

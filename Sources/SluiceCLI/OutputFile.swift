@@ -12,14 +12,18 @@ import SluiceEngine
 import SluiceViewModel
 
 struct OutputFile {
+    /// Where the file goes: the name given, or what a symlink given points to (the link itself stays).
     let path: String
+    /// The name as the user gave it, for messages.
+    let name: String
     let directory: String
     var resumePath: String { path + ".sluice-resume" }
 
     /// Fails unless the directory exists and the name is usable.
-    init(_ path: String) throws(CLIFailure) {
+    init(_ path: String, shownAs shown: String? = nil) throws(CLIFailure) {
+        name = Sanitized.text(shown ?? path)
         guard !path.isEmpty, !path.hasSuffix("/") else {
-            throw CLIFailure(code: 2, message: "-o needs a file name, not \(Sanitized.text(path))")
+            throw CLIFailure(code: 2, message: "-o needs a file name, not \(name)")
         }
         self.path = path
         var given = "."
@@ -34,13 +38,13 @@ struct OutputFile {
         } ?? given
         var info = stat()
         guard stat(directory, &info) == 0 else {
-            throw CLIFailure(code: 1, message: "cannot write \(Sanitized.text(path)): the directory \(Sanitized.text(directory)) does not exist")
+            throw CLIFailure(code: 1, message: "cannot write \(name): the directory \(Sanitized.text(directory)) does not exist")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw CLIFailure(code: 1, message: "cannot write \(Sanitized.text(path)): \(Sanitized.text(directory)) is not a directory")
+            throw CLIFailure(code: 1, message: "cannot write \(name): \(Sanitized.text(directory)) is not a directory")
         }
         guard access(directory, W_OK) == 0 else {
-            throw CLIFailure(code: 1, message: "cannot write \(Sanitized.text(path)): no permission to write in \(Sanitized.text(directory))")
+            throw CLIFailure(code: 1, message: "cannot write \(name): no permission to write in \(Sanitized.text(directory))")
         }
     }
 
@@ -83,9 +87,9 @@ struct OutputFile {
             return nil
         }
         let linkError = errno
-        if linkError == EEXIST { return "\(Sanitized.text(path)) appeared during the download; use --force to replace it" }
+        if linkError == EEXIST { return "\(name) appeared during the download; use --force to replace it" }
         // File systems without hard links: check, then rename (the narrow race is the best they allow).
-        guard !exists else { return "\(Sanitized.text(path)) already exists" }
+        guard !exists else { return "\(name) already exists" }
         return rename(temporary, path) == 0 ? nil : String(cString: strerror(errno))
     }
 }

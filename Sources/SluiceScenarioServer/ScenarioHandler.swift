@@ -131,6 +131,7 @@ final class ScenarioHandler: ChannelInboundHandler {
             finish(context, .ok, headers, body: "ok", keepAlive: keepAlive)
         case "stall":
             writeHead(context, .ok, HTTPHeaders([("Content-Length", "1000")]))
+            context.flush()  // the headers leave; the body never comes
         case "silent":
             break
         case "redirect":
@@ -267,9 +268,13 @@ final class ScenarioHandler: ChannelInboundHandler {
     private func pump(context: ChannelHandlerContext) {
         guard var s = stream else { return }
         var wrote = false
+        // A close fails the writes still queued in the channel, so a dropped body closes only once its last
+        // slice has reached the socket: the client gets exactly the bytes the scenario promises.
+        var lastWrite: EventLoopPromise<Void>?
         while s.remaining > 0 && context.channel.isWritable {
             let n = Int(min(Int64(256 << 10), s.remaining))
-            context.write(wrapOutboundOut(.body(.byteBuffer(ScenarioPattern.slice(offset: s.offset, count: n)))), promise: nil)
+            if n == s.remaining && s.ending == .close { lastWrite = context.eventLoop.makePromise() }
+            context.write(wrapOutboundOut(.body(.byteBuffer(ScenarioPattern.slice(offset: s.offset, count: n)))), promise: lastWrite)
             s.offset += Int64(n)
             s.remaining -= Int64(n)
             wrote = true
@@ -279,7 +284,14 @@ final class ScenarioHandler: ChannelInboundHandler {
         if wrote { context.flush() }
         guard s.remaining == 0 else { return }
         switch s.ending {
-        case .close: context.close(promise: nil)
+        case .close:
+            let written = lastWrite ?? {
+                // Nothing of the body went out in this pass (drop=0): an empty write still waits for the head.
+                let promise = context.eventLoop.makePromise(of: Void.self)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))), promise: promise)
+                return promise
+            }()
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         case .end: end(context, keepAlive: s.keepAlive)
         case .hang: break
         }

@@ -141,6 +141,44 @@ import Testing
         #expect(states == [.running, .suspended, .running, .completed])
     }
 
+    /// Suspended from the delegate while the rest of a small body is already inside libcurl: the transfer ends
+    /// before the loop hears of the suspension, and still neither a byte nor the completion may reach the
+    /// delegate before `resume()` (the soak found 12 of 50 such tasks completing while suspended).
+    @Test(arguments: 0..<8) func aTaskSuspendedAsItEndsCompletesOnlyOnResume(_ run: Int) async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder(onData: { task, _ in task.suspend() })
+        let session = makeSession(recorder)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/bytes/300000?run=\(run)"))
+        task.resume()
+        #expect(await eventually { task.state == .suspended })
+        let atSuspend = recorder.snapshot
+        try await Task.sleep(nanoseconds: 300_000_000)  // the rest of the body and libcurl's end come meanwhile
+        #expect(recorder.snapshot.completions == 0, "completed while suspended")
+        #expect(recorder.snapshot.body.count == atSuspend.body.count, "bytes reached a suspended delegate")
+        #expect(task.state == .suspended)
+        task.resume()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error == nil)
+        #expect(recorder.snapshot.body == patternBytes(count: 300000))
+    }
+
+    /// The response reaches the delegate when its head has arrived, as URLSession delivers it, even if no body
+    /// byte ever follows; a timeout after it is the task's error, with the response known.
+    @Test func theResponseComesWithTheHeadNotTheFirstByte() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let session = makeSession(recorder) { $0.timeoutIntervalForRequest = 1 }
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/stall?head=1"))
+        task.resume()
+        #expect(await eventually(0.9) { !recorder.snapshot.responses.isEmpty }, "no response before the timeout")
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.responses.first?.statusCode == 200)
+        #expect(recorder.snapshot.error?.code == .timedOut)
+        #expect(recorder.snapshot.calls == ["response", "complete"])
+    }
+
     @Test func cancelWhileRunningReportsCancelledAndPartialBytes() async throws {
         let server = try Servers.shared()
         let recorder = Recorder()
