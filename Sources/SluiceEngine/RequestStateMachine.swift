@@ -120,6 +120,21 @@ struct RequestStateMachine: Equatable {
         return .askRedirect
     }
 
+    /// The final head (not a redirect the task follows, not a 1xx) is complete: the response goes to the task
+    /// now, as URLSession delivers it, not at the first body byte. A suspended task gets it once resumed (with
+    /// the first byte, or at the end); a multipart stream's responses are its parts.
+    mutating func headArrived(isMultipart: Bool) -> Action {
+        guard state == .head else { return impossible("a response head") }
+        if suspended { return .none }
+        if isMultipart {
+            multipart = true
+            state = .streaming
+            return .none
+        }
+        state = .awaitingAnswer(ended: nil)
+        return .deliverResponse
+    }
+
     /// Body bytes arrived. `fits`: they fit the gather buffer; `isMultipart`: the head names a multipart stream
     /// (read only when the response starts here).
     mutating func bodyArrived(fits: Bool, isMultipart: Bool) -> Action {

@@ -94,9 +94,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     // MARK: Control
 
     public func resume() {
+        var endedWhileSuspended = false
         let refused = lifecycle.withLock { life -> Bool in
             switch life.resume() {
             case .none:
+                return false
+            case .reportEnd:
+                emitStateChange(.running)
+                endedWhileSuspended = true
                 return false
             case .start:
                 resolveTarget()
@@ -116,6 +121,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             finish(error: TransferError(.sessionInvalidated, "the session was invalidated before this task started",
                                         failingURL: originalRequest.url))
         }
+        if endedWhileSuspended { reportKeptEnd(info.withLock { $0.error }) }
     }
 
     /// Really pauses the bytes: the transfer stops reading, and no chunk reaches the delegate until `resume()`.
@@ -129,14 +135,35 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     public func cancel() {
-        let neverStarted = lifecycle.withLock { life -> Bool in
+        enum Then { case nothing, finish, reportKeptEnd }
+        let then = lifecycle.withLock { life -> Then in
             let wasStarted = life.started
-            guard life.cancel() == .cancel else { return false }
-            emitStateChange(.canceling)
-            if wasStarted { session.loop.send(.cancel(taskIdentifier)) } else { resolveTarget() }
-            return !wasStarted
+            switch life.cancel() {
+            case .cancel:
+                emitStateChange(.canceling)
+                if wasStarted { session.loop.send(.cancel(taskIdentifier)) } else { resolveTarget() }
+                return wasStarted ? .nothing : .finish
+            case .reportEnd:
+                emitStateChange(.canceling)
+                return .reportKeptEnd
+            default:
+                return .nothing
+            }
         }
-        if neverStarted { finish(error: .cancelled(originalRequest.url)) }
+        switch then {
+        case .nothing: break
+        case .finish: finish(error: .cancelled(originalRequest.url))
+        case .reportKeptEnd:  // the transfer had ended unseen; the caller's cancel is what the delegate hears
+            let error = TransferError.cancelled(originalRequest.url)
+            info.withLock { $0.error = error }
+            reportKeptEnd(error)
+        }
+    }
+
+    /// Reports an end that came while the task was suspended, now that it is resumed or cancelled.
+    private func reportKeptEnd(_ error: TransferError?) {
+        gateClosed.store(false, ordering: .sequentiallyConsistent)
+        completeDelivery(error)
     }
 
     func resolveTarget(inheriting inherited: SessionTaskDelegate? = nil) {
@@ -264,7 +291,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Marks the task completed and queues `didCompleteWithError` as its last delegate call.
     func finish(error: TransferError?) {
-        guard lifecycle.withLock({ $0.complete() }) else { return }
+        let ending = lifecycle.withLock { $0.end() }
+        guard ending != .alreadyEnded else { return }
         // Loop-thread fields: a started task is finished by the loop; one that never started has no writer.
         let duration = startedAt == 0 ? 0 : Double(uptimeNow() &- startedAt) / 1e9
         let metrics = TaskMetrics(transactions: transactions, redirectCount: redirectCount, duration: duration)
@@ -272,6 +300,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             info.error = error
             info.metrics = metrics
         }
+        guard ending == .report else { return }  // suspended: kept until resume() or cancel()
         gateClosed.store(false, ordering: .sequentiallyConsistent)
         completeDelivery(error)
     }

@@ -16,11 +16,25 @@ struct TaskLifecycle: Equatable {
         case unpause
         /// Tear the transfer down and report cancellation.
         case cancel
+        /// The transfer ended while the task was suspended: report that end now.
+        case reportEnd
+    }
+
+    /// What to do with a transfer's end.
+    enum Ending: Equatable {
+        case report
+        /// The task is suspended: the end is kept until `resume()` or `cancel()`, so that no byte or completion
+        /// reaches a suspended delegate.
+        case waitForResume
+        /// Already completed (or already waiting): nothing more to report.
+        case alreadyEnded
     }
 
     private(set) var state: TaskState = .suspended
     /// Whether the transfer was ever started; a suspended task that never ran starts on resume.
     private(set) var started = false
+    /// The transfer ended while the task was suspended; its report waits for resume or cancel.
+    private(set) var endPending = false
 
     init() {}
 
@@ -32,6 +46,7 @@ struct TaskLifecycle: Equatable {
 
     mutating func resume() -> Action {
         guard state == .suspended else { return .none }  // URLSession ignores resume in other states
+        if endPending { return reportPendingEnd() }
         state = .running
         if started { return .unpause }
         started = true
@@ -46,6 +61,8 @@ struct TaskLifecycle: Equatable {
 
     mutating func cancel() -> Action {
         switch state {
+        case .suspended where endPending:
+            return reportPendingEnd()
         case .running, .suspended:
             state = .canceling
             return .cancel
@@ -55,9 +72,30 @@ struct TaskLifecycle: Equatable {
     }
 
     /// The transfer has ended (finished, failed or cancelled). Returns false if it had already completed.
+    /// (A conversion's hand-over: the data task ends whatever its state, its transfer goes on.)
     mutating func complete() -> Bool {
         guard state != .completed else { return false }
         state = .completed
         return true
+    }
+
+    /// The transfer has ended: report it, or keep it while the task is suspended.
+    mutating func end() -> Ending {
+        switch state {
+        case .completed: return .alreadyEnded
+        case .suspended where started:
+            if endPending { return .alreadyEnded }
+            endPending = true
+            return .waitForResume
+        default:
+            state = .completed
+            return .report
+        }
+    }
+
+    private mutating func reportPendingEnd() -> Action {
+        endPending = false
+        state = .completed
+        return .reportEnd
     }
 }

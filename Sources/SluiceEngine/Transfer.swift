@@ -195,8 +195,8 @@ final class Transfer {
         guard machine.readsHead else { return count }  // trailers after the body are not a new response
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
-        guard headerParser.isComplete, Redirection.redirects(headerParser.statusCode),
-              let status = headerParser.statusCode, let location = redirectTarget() else { return count }
+        guard headerParser.isComplete, let status = headerParser.statusCode, status >= 200 else { return count }
+        guard Redirection.redirects(status), let location = redirectTarget() else { return headArrived(count) }
         if task.redirectCount >= maximumRedirects {  // no question whose answer could not be followed
             let error = TransferError(.tooManyRedirects, "more than \(maximumRedirects) redirects", failingURL: url)
             return inCallback(machine.fail(error), count)
@@ -208,6 +208,21 @@ final class Transfer {
         guard case .askRedirect = action else { return inCallback(action, count) }
         task.deliverRedirect(makeResponse(headers: headerParser.fields, part: nil), to: next)
         return count
+    }
+
+    /// The final head: the response goes to the task, or a multipart stream's splitter is set up.
+    private func headArrived(_ count: Int) -> Int {
+        let boundary = task is DownloadTask ? nil : multipartBoundary()
+        switch machine.headArrived(isMultipart: boundary != nil) {
+        case .deliverResponse:
+            if let problem = deliverHeadResponse() { return inCallback(machine.fail(problem), count) }
+            return count
+        case .none:
+            if let boundary, machine.multipart { splitter = MultipartSplitter(boundary: boundary) }
+            return count
+        case let action:
+            return inCallback(action, count)
+        }
     }
 
     /// The Location resolved against this request's URL, or nil when there is none that parses. (libcurl's

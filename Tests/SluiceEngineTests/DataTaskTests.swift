@@ -1,6 +1,6 @@
 // Data tasks against the real scenario server: the delegate flow, holds, suspend, cancel, multipart.
 import Foundation
-import SluiceEngine
+@testable import SluiceEngine
 import SluiceScenarioServer
 import Synchronization
 import Testing
@@ -141,17 +141,24 @@ import Testing
         #expect(states == [.running, .suspended, .running, .completed])
     }
 
-    /// Suspended from the delegate while the rest of a small body is already inside libcurl: the transfer ends
+    /// Suspended from the delegate at its first chunk while the rest of the body pours in: the transfer may end
     /// before the loop hears of the suspension, and still neither a byte nor the completion may reach the
-    /// delegate before `resume()` (the soak found 12 of 50 such tasks completing while suspended).
-    @Test(arguments: 0..<8) func aTaskSuspendedAsItEndsCompletesOnlyOnResume(_ run: Int) async throws {
+    /// delegate before `resume()` (the soak found 12 of 50 such tasks completing while suspended). A run whose
+    /// task had already ended before the suspension (so `suspend()` was rightly ignored) proves nothing and is
+    /// not counted.
+    @Test(arguments: 0..<12) func aTaskSuspendedAsItEndsCompletesOnlyOnResume(_ run: Int) async throws {
         let server = try Servers.shared()
-        let recorder = Recorder(onData: { task, _ in task.suspend() })
+        let once = Locked(false)
+        let recorder = Recorder(onData: { task, _ in
+            if !once.withLock({ done in defer { done = true }; return done }) { task.suspend() }
+        })
         let session = makeSession(recorder)
         defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: server.url("/bytes/300000?run=\(run)"))
+        let size = 256_000 + run * 250_000
+        let task = session.dataTask(with: server.url("/bytes/\(size)?run=\(run)"))
         task.resume()
-        #expect(await eventually { task.state == .suspended })
+        #expect(await eventually { task.state == .suspended || task.state == .completed })
+        guard task.state == .suspended else { return }
         let atSuspend = recorder.snapshot
         try await Task.sleep(nanoseconds: 300_000_000)  // the rest of the body and libcurl's end come meanwhile
         #expect(recorder.snapshot.completions == 0, "completed while suspended")
@@ -160,7 +167,29 @@ import Testing
         task.resume()
         guard await recorder.waitForCompletion() else { return }
         #expect(recorder.snapshot.error == nil)
-        #expect(recorder.snapshot.body == patternBytes(count: 300000))
+        #expect(recorder.snapshot.body == patternBytes(count: size))
+    }
+
+    /// The race above, made certain: the loop ends the transfer (here the test does it, as the loop would)
+    /// after `suspend()` returned but before the loop heard of it. The end is kept until `resume()`.
+    @Test func anEndThatRacesASuspensionIsKeptUntilResume() async throws {
+        let server = try Servers.shared()
+        let recorder = Recorder()
+        let session = makeSession(recorder) { $0.timeoutIntervalForRequest = 2 }
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: server.url("/stall?race=1"))
+        task.resume()
+        #expect(await eventually { !recorder.snapshot.responses.isEmpty })
+        task.suspend()
+        let lost = TransferError(.networkConnectionLost, "the connection was lost")
+        task.finish(error: lost)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(recorder.snapshot.completions == 0, "completed while suspended")
+        #expect(task.state == .suspended)
+        task.resume()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error == lost)
+        #expect(recorder.snapshot.completions == 1)
     }
 
     /// The response reaches the delegate when its head has arrived, as URLSession delivers it, even if no body

@@ -79,6 +79,33 @@ import Testing
         #expect(!step { life.complete() })
     }
 
+    @Test func anEndWhileSuspendedWaitsForTheResume() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.suspend()
+        #expect(step { life.end() } == .waitForResume)
+        #expect(life.state == .suspended)
+        #expect(step { life.end() } == .alreadyEnded)  // kept once
+        #expect(step { life.resume() } == .reportEnd)
+        #expect(life.state == .completed)
+    }
+
+    @Test func aCancelReportsTheKeptEnd() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.suspend()
+        _ = life.end()
+        #expect(step { life.cancel() } == .reportEnd)
+        #expect(life.state == .completed)
+    }
+
+    @Test func anEndWhileRunningReportsAtOnce() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        #expect(step { life.end() } == .report)
+        #expect(step { life.end() } == .alreadyEnded)
+    }
+
     @Test func completedIgnoresEverything() {
         var life = TaskLifecycle()
         _ = life.resume()
