@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceTUI
 import SluiceViewModel
 
 final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {

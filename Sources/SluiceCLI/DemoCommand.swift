@@ -16,22 +16,23 @@ struct DemoCommand: ParsableCommand {
 
     @OptionGroup var interface: InterfaceOptions
 
-    /// Paths on the scenario server, in the order the tasks are added; the third waits for the user.
+    /// Paths on the scenario server, in the order the tasks are added; the third waits for the user. Each
+    /// response names its file (Content-Disposition), so every row shows a name of its own.
     static let scenarios = [
         "/drip?bytes=40000000&chunk=32768&interval=25&name=slow-large-file.bin",
         "/multipart?parts=60&size=4096&interval=400",
         "/bytes/4000000?name=awaiting-your-answer.bin",
-        "/bytes/3000000?drop=1500000",
+        "/bytes/3000000?drop=1500000&name=drops-halfway.bin",
         "/drip?bytes=16000000&chunk=16384&interval=20&name=worth-converting.bin",
-        "/redirect/2?status=301&to=%2Fdrip%3Fbytes%3D8000000%26chunk%3D16384%26interval%3D20",
+        "/redirect/2?status=301&to=%2Fdrip%3Fbytes%3D8000000%26chunk%3D16384%26interval%3D20%26name%3Dbehind-two-redirects.bin",
     ]
 
     mutating func run() throws {
-        let (directory, theme, useColor) = try interface.prepare()
+        let interactive = InterfaceOptions.isTerminal
+        let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let server = try ScenarioServer.start()
         defer { server.shutdown() }
         let app = TransferApp(outputDirectory: directory)
-        let interactive = InterfaceOptions.isTerminal
         for (index, path) in Self.scenarios.enumerated() {
             app.add(server.url(path).absoluteString, asks: interactive && index == 2)
         }

@@ -19,8 +19,10 @@ struct InterfaceOptions: ParsableArguments {
     @Option(help: "A theme name from themes/ (default, light, mono) or a path to a theme file.")
     var theme: String = "default"
 
-    /// Checks everything before the terminal is touched, so an error never leaves a half-drawn screen.
-    func prepare() throws -> (directory: String, theme: Theme, useColor: Bool) {
+    /// Checks everything before the terminal is touched, so an error never leaves a half-drawn screen. Plain
+    /// progress lines use no theme: off a terminal only a theme the user named is read (and a broken one reported),
+    /// so a copied binary without its themes folder still prints progress.
+    func prepare(interactive: Bool) throws -> (directory: String, theme: Theme, useColor: Bool) {
         var info = stat()
         guard stat(outputDir, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(outputDir)) does not exist")
@@ -32,6 +34,7 @@ struct InterfaceOptions: ParsableArguments {
             defer { free(p) }
             return String(cString: p)
         } ?? outputDir
+        guard interactive || theme != "default" else { return (directory, Theme(name: "none", styles: [:]), false) }
         let loaded: Theme
         do {
             loaded = try ThemeLoader.load(theme)

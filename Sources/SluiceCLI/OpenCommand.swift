@@ -12,6 +12,13 @@ struct OpenCommand: ParsableCommand {
     @Argument(help: "URLs to open as data tasks (http, https, file or data).")
     var urls: [String] = []
 
+    @Option(name: .customShort("i"),
+            help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input).", valueName: "file"))
+    var inputFile: String?
+
+    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once; the others wait their turn.", valueName: "n"))
+    var jobs: Int = 6
+
     @Flag(help: "Hold every response until you answer it: r allow, c cancel, d become a download.")
     var ask = false
 
@@ -19,13 +26,16 @@ struct OpenCommand: ParsableCommand {
 
     mutating func run() throws {
         let interactive = InterfaceOptions.isTerminal
-        if urls.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
-        for url in urls where ParsedURL.parse(url) == nil {
+        var texts = urls
+        if let inputFile { texts += try URLList.read(inputFile) }
+        if texts.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
+        for url in texts where ParsedURL.parse(url) == nil {
             throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
         }
-        let (directory, theme, useColor) = try interface.prepare()
-        let app = TransferApp(outputDirectory: directory)
-        for url in urls { app.add(url, asks: ask && interactive) }
+        guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
+        let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
+        let app = TransferApp(outputDirectory: directory, concurrency: jobs)
+        for url in texts { app.add(url, asks: ask && interactive) }
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive)
     }
 }

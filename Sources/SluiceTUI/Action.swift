@@ -2,7 +2,8 @@
 // so no key is shown that does nothing and no working key goes unlisted.
 
 public enum Action: String, CaseIterable, Sendable {
-    case resume, suspend, cancel, convert, add, remove, filter, sort, pane, up, down, help, quit
+    case resume, suspend, cancel, convert, add, remove, filter, sort, pane, up, down, pageUp, pageDown, first, last
+    case close, help, quit
 
     /// The keys, as `Key` values and as the help screen spells them.
     public var keys: [Key] {
@@ -18,6 +19,11 @@ public enum Action: String, CaseIterable, Sendable {
         case .pane: [.tab]
         case .up: [.up, .character("k")]
         case .down: [.down, .character("j")]
+        case .pageUp: [.pageUp]
+        case .pageDown: [.pageDown]
+        case .first: [.home, .character("g")]
+        case .last: [.end, .character("G")]
+        case .close: [.escape]
         case .help: [.character("?")]
         case .quit: [.character("q")]
         }
@@ -37,6 +43,11 @@ public enum Action: String, CaseIterable, Sendable {
         case .pane: "pane"
         case .up: "up"
         case .down: "down"
+        case .pageUp: "page up"
+        case .pageDown: "page down"
+        case .first: "first"
+        case .last: "last"
+        case .close: "close"
         case .help: "help"
         case .quit: "quit"
         }
@@ -50,11 +61,16 @@ public enum Action: String, CaseIterable, Sendable {
         case .convert: "turn the task into a download (saved in the output directory)"
         case .add: "add a URL as a new data task"
         case .remove: "remove a completed task from the list"
-        case .filter: "show only tasks whose URL contains some text"
-        case .sort: "sort by order added, progress, state or URL"
+        case .filter: "show only tasks whose name or URL contains some text"
+        case .sort: "sort by order added, progress, state or name"
         case .pane: "switch between the task list and the detail pane"
         case .up: "select the task above (in the detail pane: scroll)"
         case .down: "select the task below (in the detail pane: scroll)"
+        case .pageUp: "move a page up (in the detail pane: scroll)"
+        case .pageDown: "move a page down (in the detail pane: scroll)"
+        case .first: "select the first task"
+        case .last: "select the last task"
+        case .close: "close a prompt or this help; clear the filter"
         case .help: "show or hide this help"
         case .quit: "quit (asks first while transfers run)"
         }
@@ -62,6 +78,8 @@ public enum Action: String, CaseIterable, Sendable {
 
     /// The key bar shows these, in this order, as far as the width allows.
     public static let keyBar: [Action] = [.resume, .suspend, .cancel, .convert, .add, .remove, .filter, .help, .quit]
+    /// The key bar while the help is open: the keys that close it.
+    public static let helpBar: [Action] = [.close, .help]
 
     public static func action(for key: Key) -> Action? { allCases.first { $0.keys.contains(key) } }
 }
@@ -69,7 +87,7 @@ public enum Action: String, CaseIterable, Sendable {
 /// A key press, already decoded from curses.
 public enum Key: Equatable, Hashable, Sendable {
     case character(Character)
-    case up, down, left, right, pageUp, pageDown, tab, enter, escape, backspace, resize
+    case up, down, left, right, pageUp, pageDown, home, end, tab, enter, escape, backspace, resize
 
     public var name: String {
         switch self {
@@ -80,6 +98,8 @@ public enum Key: Equatable, Hashable, Sendable {
         case .right: "→"
         case .pageUp: "PgUp"
         case .pageDown: "PgDn"
+        case .home: "Home"
+        case .end: "End"
         case .tab: "Tab"
         case .enter: "Enter"
         case .escape: "Esc"

@@ -4,29 +4,48 @@ import SluiceEngine
 import SluiceViewModel
 
 enum DetailPane {
-    static func lines(_ row: TaskRow?, now: UInt64, scroll: Int) -> [StyledLine] {
+    static func lines(_ row: TaskRow?, now: UInt64, scroll: Int, width: Int) -> [StyledLine] {
         guard let row else { return [StyledLine(" No task selected.", .help)] }
         var lines: [StyledLine] = []
+        /// Label-value pairs flow across as many lines as they need; a value too long for a line of its own
+        /// (a URL, libcurl's message, a path) wraps under its label instead of being cut.
         func pair(_ items: [(String, String)]) {
             var spans: [Span] = [Span(" ", .detailValue)]
-            for (label, value) in items where !value.isEmpty {
-                spans.append(Span(label + " ", .detailLabel))
-                spans.append(Span(Sanitized.text(value) + "  ", .detailValue))
+            var used = 1
+            func flush() {
+                if used > 1 { lines.append(StyledLine(spans)) }
+                spans = [Span(" ", .detailValue)]
+                used = 1
             }
-            lines.append(StyledLine(spans))
+            for (label, value) in items where !value.isEmpty {
+                let text = Sanitized.text(value)
+                let needed = TextWidth.of(label) + 1 + TextWidth.of(text) + 2
+                if used + needed > width { flush() }
+                if used + needed <= width {
+                    spans += [Span(label + " ", .detailLabel), Span(text + "  ", .detailValue)]
+                    used += needed
+                    continue
+                }
+                let indent = 1 + TextWidth.of(label) + 1
+                let pieces = TextWidth.wrap(text, to: max(1, width - indent))
+                spans += [Span(label + " ", .detailLabel), Span(pieces.first ?? "", .detailValue)]
+                used = width
+                flush()
+                for piece in pieces.dropFirst() {
+                    lines.append(StyledLine([Span(String(repeating: " ", count: indent), .detailValue), Span(piece, .detailValue)]))
+                }
+            }
+            flush()
         }
-        pair([("task", "#\(row.id) \(row.kind.rawValue)"), ("url", row.url)])
+        pair([("task", "#\(row.id) \(row.kind.rawValue)"), ("name", row.name), ("host", row.host ?? "")])
+        pair([("url", row.url)])
         if let target = row.redirectedTo { pair([("redirected to", target)]) }
-        var state = row.awaitingDisposition ? "awaiting disposition (r allow, c cancel, d download)" : row.state.rawValue
-        switch row.outcome {
-        case .finished: state += ", finished"
-        case .failed(let why): state += ", failed: " + why
-        case .cancelled: state += ", cancelled"
-        case nil: break
-        }
+        var state = row.awaitingDisposition ? "awaiting disposition (r allow, c cancel, d download)" : row.stateWord
+        if let words = row.failureWords { state += ": " + words[0] }
         if let next = row.becameTask { state += ", became download #\(next)" }
         if let from = row.cameFromTask { state += " (converted from #\(from))" }
         pair([("state", state)])
+        if case .failed(let failure) = row.outcome { pair([("error", failure.detail)]) }
         let length = row.expected >= 0 ? ByteCountText.format(row.expected) : "unknown"
         pair([("status", row.status.map(String.init) ?? "-"), ("type", row.contentType ?? ""), ("length", length),
               ("received", ByteCountText.format(row.bytes)), ("chunks", String(row.chunks)),

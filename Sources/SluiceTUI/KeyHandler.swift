@@ -5,7 +5,7 @@ public enum KeyHandler {
     public static func handle(_ key: Key, ui: inout UIState, model: inout Model) -> [UICommand] {
         switch ui.mode {
         case .help:
-            if key == .escape || key == .character("?") || key == .character("q") { ui.mode = .normal }
+            if let action = Action.action(for: key), [.close, .help, .quit].contains(action) { ui.mode = .normal }
             return []
         case .confirmQuit:
             if key == .character("y") || key == .character("Y") { return [.quit] }
@@ -14,20 +14,13 @@ public enum KeyHandler {
         case .prompt(let kind, let text):
             return prompt(kind, text, key, ui: &ui, model: &model)
         case .normal:
-            if key == .escape {
-                if !model.filter.isEmpty { model.filter = "" }
-                ui.message = nil
-                return []
-            }
-            if key == .pageUp || key == .pageDown {
-                let step = key == .pageUp ? -10 : 10
-                if ui.pane == .detail { ui.detailScroll = max(0, ui.detailScroll + step) } else { model.moveSelection(by: step) }
-                return []
-            }
             guard let action = Action.action(for: key) else { return [] }
             return perform(action, ui: &ui, model: &model)
         }
     }
+
+    /// Rows (or detail lines) one PgUp or PgDn moves.
+    public static let pageStep = 10
 
     private static func perform(_ action: Action, ui: inout UIState, model: inout Model) -> [UICommand] {
         ui.message = nil
@@ -63,9 +56,14 @@ public enum KeyHandler {
         case .pane:
             ui.pane = ui.pane == .list ? .detail : .list
             ui.detailScroll = 0
-        case .up, .down:
-            let step = action == .up ? -1 : 1
+        case .up, .down, .pageUp, .pageDown:
+            let step = [.up: -1, .down: 1, .pageUp: -pageStep, .pageDown: pageStep][action] ?? 0
             if ui.pane == .detail { ui.detailScroll = max(0, ui.detailScroll + step) } else { model.moveSelection(by: step) }
+        case .first, .last:
+            if action == .first { model.selectFirst() } else { model.selectLast() }
+            ui.detailScroll = 0
+        case .close:
+            if !model.filter.isEmpty { model.filter = "" }
         case .help:
             ui.mode = .help
         case .quit:

@@ -6,19 +6,22 @@ import SluiceViewModel
 public enum PlainLine {
     public static func text(_ row: TaskRow, now: UInt64) -> String {
         var parts = ["#\(row.id)"]
-        switch (row.state, row.outcome) {
-        case (.completed, .failed(let why)): parts.append("failed: \(why)")
-        case (.completed, .cancelled): parts.append("cancelled")
-        case (.completed, _):
-            parts.append(row.becameTask.map { "became download #\($0)" } ?? "finished")
-        default: parts.append(row.awaitingDisposition ? "awaiting" : row.state.rawValue)
+        if let next = row.becameTask {
+            parts.append("became download #\(next)")
+        } else if case .failed(let failure) = row.outcome {
+            parts.append("failed: " + failure.words[0])
+        } else {
+            parts.append(row.stateWord)
+            if let status = row.httpFailure { parts.append("HTTP \(status)") }
         }
         var size = ByteCountText.format(row.bytes)
         if row.expected >= 0 { size += " of " + ByteCountText.format(row.expected) }
         parts.append(size)
         if let rate = row.bytesPerSecond(now: now) { parts.append(ByteCountText.rate(rate)) }
         if let path = row.savedPath { parts.append("saved " + path) }
+        parts.append(row.name)
         parts.append(row.url)
+        if case .failed(let failure) = row.outcome { parts.append("(" + failure.detail + ")") }
         return Sanitized.text(parts.joined(separator: "  "))
     }
 }

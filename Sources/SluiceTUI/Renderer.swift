@@ -17,7 +17,7 @@ public enum Renderer {
         default:
             lines += body(model, ui, width: width, height: bodyHeight)
         }
-        lines.append(bottomLine(model, ui))
+        lines.append(bottomLine(model, ui, width: width))
         return lines.prefix(height).map { $0.fitted(to: width, fill: fillElement(of: $0)) }
     }
 
@@ -37,7 +37,10 @@ public enum Renderer {
 
     private static func titleLine(_ model: Model, _ ui: UIState) -> StyledLine {
         let total = model.rows.reduce(0.0) { $0 + ($1.state == .running ? $1.bytesPerSecond(now: model.now) ?? 0 : 0) }
-        var text = " Sluice  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(model.runningCount) active"
+        let counts = model.counts
+        var text = " Sluice  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(counts.active) active"
+        if counts.queued > 0 { text += " · \(counts.queued) queued" }
+        if counts.failed > 0 { text += " · \(counts.failed) failed" }
         if total > 0 { text += " · " + ByteCountText.rate(total) }
         if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
         if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) }
@@ -46,7 +49,7 @@ public enum Renderer {
         return StyledLine(spans)
     }
 
-    private static func bottomLine(_ model: Model, _ ui: UIState) -> StyledLine {
+    private static func bottomLine(_ model: Model, _ ui: UIState, width: Int) -> StyledLine {
         switch ui.mode {
         case .prompt(let kind, let text):
             let label = kind == .addURL ? "Add URL: " : "Filter: "
@@ -54,15 +57,25 @@ public enum Renderer {
         case .confirmQuit:
             return StyledLine("Transfers are still running. Quit and cancel them? (y/n)", .prompt)
         case .help:
-            return StyledLine([Span("Esc", .key), Span(" close help", .keyHelp)])
+            return keyBar(Action.helpBar, width: width)
         case .normal:
-            var spans: [Span] = []
-            for action in Action.keyBar {
-                spans.append(Span(action.keys[0].name, .key))
-                spans.append(Span(" \(action.label)  ", .keyHelp))
-            }
-            return StyledLine(spans)
+            return keyBar(Action.keyBar, width: width)
         }
+    }
+
+    /// The actions whose key and word fit whole; help and quit are kept first, so a narrow terminal still says
+    /// how to find the rest and how to leave.
+    private static func keyBar(_ actions: [Action], width: Int) -> StyledLine {
+        func item(_ action: Action) -> [Span] { [Span(action.keys[0].name, .key), Span(" \(action.label)  ", .keyHelp)] }
+        func columns(_ action: Action) -> Int { item(action).reduce(0) { $0 + TextWidth.of($1.text) } }
+        var room = width + 2  // the last item's two trailing spaces may fall off the edge
+        var kept: Set<Action> = []
+        for action in actions.filter({ [.help, .quit].contains($0) }) + actions.filter({ ![.help, .quit].contains($0) })
+        where columns(action) <= room {
+            kept.insert(action)
+            room -= columns(action)
+        }
+        return StyledLine(actions.filter(kept.contains).flatMap(item))
     }
 
     private static func helpLines(height: Int) -> [StyledLine] {
@@ -71,7 +84,6 @@ public enum Renderer {
             let keys = action.keys.map(\.name).joined(separator: " ")
             lines.append(StyledLine([Span("  " + TextWidth.fit(keys, to: 8), .key), Span(action.summary, .help)]))
         }
-        lines.append(StyledLine([Span("  " + TextWidth.fit("Esc", to: 8), .key), Span("close a prompt or this help", .help)]))
         return pad(lines, to: height)
     }
 
@@ -82,14 +94,14 @@ public enum Renderer {
     // MARK: List and detail
 
     private static func body(_ model: Model, _ ui: UIState, width: Int, height: Int) -> [StyledLine] {
-        if ui.pane == .detail { return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll), to: height) }
+        if ui.pane == .detail { return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width), to: height) }
         // A detail pane under the list when there is room for both; Tab shows it alone on small screens.
         let detailHeight = height >= 14 ? height * 2 / 5 : 0
         let listHeight = height - detailHeight
         var lines = TaskList.lines(model, width: width, height: listHeight)
         if detailHeight > 0 {
             lines.append(StyledLine(String(repeating: "─", count: width), .header))
-            lines += pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll), to: detailHeight - 1)
+            lines += pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width), to: detailHeight - 1)
         }
         return lines
     }

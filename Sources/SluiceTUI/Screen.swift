@@ -28,6 +28,12 @@ public final class Screen {
         _ = keypad(sluice_stdscr(), true)
         _ = curs_set(0)
         _ = set_escdelay(25)
+        // Home and End as terminals other than the one TERM names send them (tmux and screen: ESC [1~ and ESC [4~;
+        // rxvt: ESC [7~ and ESC [8~; some xterms in normal mode: ESC [H and ESC [F), so the keys work everywhere.
+        for (sequence, key) in [("\u{1B}[1~", KEY_HOME), ("\u{1B}[7~", KEY_HOME), ("\u{1B}[H", KEY_HOME),
+                                ("\u{1B}[4~", KEY_END), ("\u{1B}[8~", KEY_END), ("\u{1B}[F", KEY_END)] {
+            _ = define_key(sequence, key)
+        }
         configure(theme: theme, useColor: useColor && has_colors())
     }
 
@@ -87,6 +93,8 @@ public final class Screen {
             case sluice_key_right(): return .right
             case sluice_key_ppage(): return .pageUp
             case sluice_key_npage(): return .pageDown
+            case KEY_HOME: return .home
+            case KEY_END: return .end
             case sluice_key_backspace(): return .backspace
             case sluice_key_enter(): return .enter
             case sluice_key_btab(): return .tab

@@ -18,26 +18,28 @@ public final class TransferApp: Sendable {
     private let delegate: TUIDelegate
     private let inbox = EventInbox()
 
-    /// Downloads (converted data tasks) are saved in `outputDirectory`, which also holds their partial files.
-    public init(outputDirectory: String) {
+    /// Downloads (converted data tasks) are saved in `outputDirectory`, which also holds their partial files. At
+    /// most `concurrency` tasks transfer at once (and as many connections per host, six at least); the rest wait.
+    public init(outputDirectory: String, concurrency: Int = 6) {
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
-        delegate = TUIDelegate(outputDirectory: outputDirectory, post: post)
+        delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, post: post)
         var configuration = SessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = max(concurrency, configuration.httpMaximumConnectionsPerHost)
         configuration.downloadDirectory = outputDirectory
         session = Session(configuration: configuration, delegate: delegate, eventMonitor: { post(.engine($0)) })
     }
 
-    /// Starts a data task; with `asks` its response waits for the user's r, c or d. Nil for a URL sluice refuses.
+    /// Adds a data task, started now or when its turn comes; with `asks` its response waits for the user's r, c
+    /// or d. Nil for a URL sluice refuses.
     @discardableResult
     public func add(_ text: String, asks: Bool = false) -> Int? {
         guard let url = ParsedURL.parse(text) else { return nil }
         let task = session.dataTask(with: url)
-        delegate.track(task, asks: asks)
         let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
         inbox.post(.added(id: task.taskIdentifier, url: url.absoluteString, kind: .data, requestHeaders: headers,
                           at: DispatchTime.now().uptimeNanoseconds))
-        task.resume()
+        if delegate.track(task, asks: asks) { task.resume() }
         return task.taskIdentifier
     }
 
@@ -57,9 +59,11 @@ public final class TransferApp: Sendable {
             if delegate.answer(id, .allow) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
             if task.state != .suspended { return "#\(id) is \(task.state.rawValue), not suspended" }
+            delegate.startedByUser(id)
             task.resume()
         case .suspend(let id):
             guard let task = delegate.task(id) else { return "no such task" }
+            if delegate.isQueued(id) { return "#\(id) is queued, not running (r starts it now)" }
             if task.state != .running { return "#\(id) is \(task.state.rawValue), not running" }
             task.suspend()
         case .cancel(let id):
@@ -72,6 +76,7 @@ public final class TransferApp: Sendable {
             guard let task = delegate.task(id) else { return "no such task" }
             guard let dataTask = task as? DataTask else { return "#\(id) is already a download" }
             if task.state == .completed { return "#\(id) has already completed" }
+            if delegate.isQueued(id) { return "#\(id) is queued: nothing to convert yet (r starts it now)" }
             dataTask.convertToDownload()
         }
         return nil
@@ -79,6 +84,7 @@ public final class TransferApp: Sendable {
 
     /// Cancels everything still running (on quit).
     public func cancelAll() {
+        delegate.stopStarting()
         for task in delegate.tasks where task.state != .completed { task.cancel() }
     }
 
@@ -132,7 +138,8 @@ public final class TransferApp: Sendable {
 
     // MARK: Plain progress (no terminal)
 
-    /// Prints one line per task about once a second and when it completes; returns when all have completed.
+    /// Prints a line for each task when it completes, and about once a second one for each task under way (not
+    /// for those still waiting their turn); returns when all have completed.
     public func runPlain(stop: StopFlag, print: (String) -> Void) {
         var model = Model()
         var reported: Set<Int> = []
@@ -142,17 +149,20 @@ public final class TransferApp: Sendable {
             _ = drain(into: &model)
             model.apply(.tick(now))
             let periodic = now &- lastPrint >= 1_000_000_000
+            var unfinished = false
             for row in model.rows where !reported.contains(row.id) {
                 if row.state == .completed && row.outcome != nil || row.becameTask != nil {
                     print(PlainLine.text(row, now: now))
                     reported.insert(row.id)
-                } else if periodic {
-                    print(PlainLine.text(row, now: now))
+                } else {
+                    unfinished = true
+                    if periodic && row.hasStarted { print(PlainLine.text(row, now: now)) }
                 }
             }
             if periodic { lastPrint = now }
             if stop.isSet { cancelAll() }
-            if allCompleted && model.rows.allSatisfy({ reported.contains($0.id) }) && inbox.isEmpty { return }
+            // Every task posts its row before it starts, so the model alone says when all have completed.
+            if !unfinished && inbox.isEmpty { return }
             usleep(50_000)
         }
     }

@@ -3,7 +3,7 @@
 import SluiceEngine
 
 public enum SortOrder: String, CaseIterable, Sendable {
-    case added, progress, state, url
+    case added, progress, state, name
 
     public var next: SortOrder {
         let all = SortOrder.allCases
@@ -16,7 +16,7 @@ public struct Model: Equatable, Sendable {
     private var index: [Int: Int] = [:]
     public private(set) var selectedID: Int?
     public var sort: SortOrder = .added
-    /// Case-insensitive substring of the URL; empty shows every row.
+    /// Case-insensitive substring of the URL or the name; empty shows every row.
     public var filter: String = ""
     public private(set) var now: UInt64 = 0
     /// Rows keep at most this many timeline lines (progress calls fold, so this is a lot of history).
@@ -31,10 +31,10 @@ public struct Model: Equatable, Sendable {
     /// The rows to show, filtered and sorted.
     public var visibleRows: [TaskRow] {
         let needle = filter.lowercased()
-        var shown = needle.isEmpty ? rows : rows.filter { $0.url.lowercased().contains(needle) }
+        var shown = needle.isEmpty ? rows : rows.filter { $0.url.lowercased().contains(needle) || $0.name.lowercased().contains(needle) }
         switch sort {
         case .added: break
-        case .url: shown.sort { ($0.url, $0.id) < ($1.url, $1.id) }
+        case .name: shown.sort { ($0.name, $0.id) < ($1.name, $1.id) }
         case .state: shown.sort { (Self.rank($0), $0.id) < (Self.rank($1), $1.id) }
         case .progress: shown.sort { ($0.fraction ?? -1, $0.id) > ($1.fraction ?? -1, $1.id) }
         }
@@ -51,7 +51,22 @@ public struct Model: Equatable, Sendable {
         }
     }
 
+    /// Tasks not yet completed (queued ones too): what quitting would cancel.
     public var runningCount: Int { rows.reduce(0) { $0 + ($1.state == .running || $1.state == .suspended ? 1 : 0) } }
+
+    /// For the title line: tasks that have started and not completed, tasks waiting for their turn, and failures
+    /// (an HTTP status of 400 or more included).
+    public var counts: (active: Int, queued: Int, failed: Int) {
+        var c = (active: 0, queued: 0, failed: 0)
+        for row in rows {
+            switch row.state {
+            case .suspended where !row.hasStarted: c.queued += 1
+            case .completed: if row.isFailed { c.failed += 1 }
+            default: c.active += 1
+            }
+        }
+        return c
+    }
 
     // MARK: Selection
 
@@ -62,6 +77,10 @@ public struct Model: Equatable, Sendable {
         guard let current = shown.firstIndex(where: { $0.id == selectedID }) else { return selectedID = shown[0].id }
         selectedID = shown[min(shown.count - 1, max(0, current + step))].id
     }
+
+    /// Selects the first (or last) visible row.
+    public mutating func selectFirst() { selectedID = visibleRows.first?.id }
+    public mutating func selectLast() { selectedID = visibleRows.last?.id }
 
     public mutating func select(_ id: Int) { if index[id] != nil { selectedID = id } }
 
@@ -114,10 +133,14 @@ public struct Model: Equatable, Sendable {
             switch event {
             case .stateChanged(let state):
                 row.state = state
+                if state == .running { row.hasStarted = true }
             case .didReceiveResponse(let r):
                 row.status = r.statusCode
                 row.contentType = r.mimeType
                 row.responseHeaders = r.headers.map { HeaderLine($0.name, $0.value) }
+                // Named as a download of it would be saved: the server's file name, else the final URL's.
+                row.name = TaskName.of(url: r.url.absoluteString,
+                                      dispositionName: r.headers["Content-Disposition"] == nil ? nil : r.suggestedFilename)
                 if r.part != nil {
                     row.parts += 1
                     row.expected = -1  // a stream of parts has no overall length
@@ -155,7 +178,7 @@ public struct Model: Equatable, Sendable {
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false
                 if let error {
-                    row.outcome = error.code == .cancelled ? .cancelled : .failed(error.message)
+                    row.outcome = error.code == .cancelled ? .cancelled : .failed(TaskFailure(error, bytes: row.bytes, fraction: row.fraction))
                 } else {
                     row.outcome = .finished
                 }
@@ -167,6 +190,8 @@ public struct Model: Equatable, Sendable {
         if case .didBecomeDownloadTask(let newID) = event, let from = row(id) {
             var download = TaskRow(id: newID, url: from.url, kind: .download, requestHeaders: from.requestHeaders, at: time)
             download.state = .running
+            download.hasStarted = true
+            download.name = from.name
             download.cameFromTask = id
             download.status = from.status
             download.contentType = from.contentType

@@ -4,9 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 public enum ParsedURL {
     /// Accepts absolute http, https, file and data URLs; anything else is refused before a transfer starts.

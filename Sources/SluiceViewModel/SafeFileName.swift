@@ -4,19 +4,26 @@
 public enum SafeFileName {
     /// The last path component of `suggested`, cleaned; "download" when nothing usable is left.
     public static func sanitize(_ suggested: String?) -> String {
-        let raw = suggested ?? ""
+        suggested.flatMap(clean) ?? "download"
+    }
+
+    /// The last path component of `raw` without control characters, bidi overrides or leading dots; nil when
+    /// nothing usable is left.
+    public static func clean(_ raw: String) -> String? {
         let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
         for s in last.unicodeScalars {
             let v = s.value
-            if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || v == 0x202E { continue }
+            // Line separators and every bidi mark, embedding, override and isolate: a name must read as it is.
+            if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x200E || v == 0x200F || (0x2028...0x202E).contains(v)
+                || (0x2066...0x2069).contains(v) { continue }
             scalars.append(s)
         }
         var name = String(scalars).trimmingCharacters(" ")
         while name.hasPrefix(".") { name.removeFirst() }  // no "..", no hidden file
         name = name.trimmingCharacters(" ")
         while name.utf8.count > 200 { name.removeLast() }
-        return name.isEmpty ? "download" : name
+        return name.isEmpty ? nil : name
     }
 
     /// `name`, then `name.1`, `name.2`...: the candidates tried in turn until one can be created.

@@ -7,19 +7,26 @@ public enum TaskKind: String, Sendable {
 
 public enum TaskOutcome: Equatable, Sendable {
     case finished
-    case failed(String)
+    case failed(TaskFailure)
     case cancelled
 }
 
 public struct TaskRow: Equatable, Sendable {
     public let id: Int
     public var url: String
+    /// What the row is called (see `TaskName`): the URL's last segment, then the server's file name once the
+    /// response has come.
+    public var name: String
+    /// The requested URL's host (and port), for telling tasks on several servers apart.
+    public let host: String?
     /// Where the task's followed redirects led (nil while it has followed none).
     public var redirectedTo: String?
     /// Timings and connections, once the task has finished collecting them.
     public var metrics: TaskMetrics?
     public var kind: TaskKind
     public var state: TaskState = .suspended
+    /// False until the task first runs: a suspended task that never ran is waiting for its turn (queued).
+    public var hasStarted = false
     public var outcome: TaskOutcome?
     /// Body bytes received (for a download: bytes in its file).
     public var bytes: Int64 = 0
@@ -49,6 +56,8 @@ public struct TaskRow: Equatable, Sendable {
     public init(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine] = [], at time: UInt64) {
         self.id = id
         self.url = url
+        name = TaskName.of(url: url)
+        host = TaskName.host(of: url)
         self.kind = kind
         self.requestHeaders = requestHeaders
         added = time
@@ -56,6 +65,41 @@ public struct TaskRow: Equatable, Sendable {
     }
 
     public var isFinished: Bool { state == .completed }
+
+    /// The server answered 400 or above: the engine calls that a success, a user does not.
+    public var httpFailure: Int? {
+        guard outcome == .finished, becameTask == nil, let status, status >= 400 else { return nil }
+        return status
+    }
+
+    /// One word for the state column: queued, running, suspended, awaiting, canceling, finished, failed,
+    /// cancelled or converted.
+    public var stateWord: String {
+        if awaitingDisposition { return "awaiting" }
+        switch state {
+        case .running: return "running"
+        case .suspended: return hasStarted ? "suspended" : "queued"
+        case .canceling: return "canceling"
+        case .completed:
+            if becameTask != nil { return "converted" }
+            switch outcome {
+            case .failed: return "failed"
+            case .cancelled: return "cancelled"
+            case .finished, nil: return "finished"  // an HTTP error too: it came whole; the row says which status
+            }
+        }
+    }
+
+    public var isFailed: Bool {
+        if case .failed = outcome { return true }
+        return httpFailure != nil
+    }
+
+    /// Why the task failed, in a few words, longest first (the UI shows the first that fits); nil when it has not.
+    public var failureWords: [String]? {
+        if case .failed(let failure) = outcome { return failure.words }
+        return httpFailure.map { ["HTTP \($0)"] }
+    }
 
     /// 0...1 when the length is known, else nil (shown as an indeterminate bar, never as 0 %).
     public var fraction: Double? {

@@ -18,6 +18,19 @@ import Testing
         #expect(kept.take().isEmpty)
     }
 
+    @Test func aSmallBodyStaysInOrdinaryMemoryAndMovesWholeWhenItGrows() {
+        let kept = KeptBytes(capacity: 4 << 20)
+        let first = Data((0..<(KeptBytes.smallLimit - 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let second = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        #expect(kept.append(first))
+        #expect(kept.append(second), "past the small limit the bytes move to the mapping")
+        #expect(kept.append(Data([1, 2, 3])))
+        #expect(kept.take() == first + second + Data([1, 2, 3]))
+        let small = KeptBytes(capacity: 32 << 20)
+        #expect(small.append(Data(repeating: 9, count: 16384)))
+        #expect(small.take() == Data(repeating: 9, count: 16384))
+    }
+
     @Test func zeroCapacityKeepsNothing() {
         let kept = KeptBytes(capacity: 0)
         #expect(!kept.append(Data([1])))

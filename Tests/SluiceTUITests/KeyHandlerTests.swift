@@ -23,7 +23,8 @@ import Testing
             var ui = UIState(), m = sampleModel()
             m.select(2)
             if action == .remove { m.select(4) }  // a completed task can be removed
-            if action == .up { m.select(3) }
+            if action == .up || action == .pageUp { m.select(3) }
+            if action == .close { m.filter = "a" }  // Esc clears a filter; with nothing open it has nothing to close
             let before = (ui, m)
             let commands = press([action.keys[0]], ui: &ui, model: &m)
             #expect(!commands.isEmpty || ui != before.0 || m != before.1, "\(action) did nothing")
@@ -50,6 +51,34 @@ import Testing
         #expect(m.selectedID == 2, "in the detail pane the arrows scroll")
     }
 
+    @Test func pageKeysAndHomeEndComeFromTheActionList() {
+        var ui = UIState(), m = Model()
+        for id in 1...30 { m.apply(.added(id: id, url: "http://h/\(id)", kind: .data, requestHeaders: [], at: 0)) }
+        #expect(Action.action(for: .pageDown) == .pageDown && Action.action(for: .home) == .first && Action.action(for: .end) == .last)
+        _ = press([.pageDown], ui: &ui, model: &m)
+        #expect(m.selectedID == 1 + KeyHandler.pageStep)
+        _ = press([.end], ui: &ui, model: &m)
+        #expect(m.selectedID == 30)
+        _ = press([.pageUp], ui: &ui, model: &m)
+        #expect(m.selectedID == 30 - KeyHandler.pageStep)
+        _ = press([.character("g")], ui: &ui, model: &m)
+        #expect(m.selectedID == 1)
+        _ = press([.character("G"), .home], ui: &ui, model: &m)
+        #expect(m.selectedID == 1)
+        _ = press([.tab, .pageDown, .pageDown], ui: &ui, model: &m)
+        #expect(ui.detailScroll == 2 * KeyHandler.pageStep, "in the detail pane the page keys scroll")
+        #expect(m.selectedID == 1)
+    }
+
+    @Test func escapeIsAnActionToo() {
+        #expect(Action.action(for: .escape) == .close)
+        var ui = UIState(), m = sampleModel()
+        m.filter = "slow"
+        ui.message = "sorted by state"
+        _ = press([.escape], ui: &ui, model: &m)
+        #expect(m.filter.isEmpty && ui.message == nil)
+    }
+
     @Test func addPromptTypesEditsAndSubmits() {
         var ui = UIState(), m = sampleModel()
         let keys: [Key] = [.character("a")] + "http://x/yy".map { .character($0) } + [.backspace, .enter]
@@ -61,10 +90,10 @@ import Testing
 
     @Test func filterNarrowsWhileTypingAndEscapeClearsIt() {
         var ui = UIState(), m = sampleModel()
-        _ = press([.character("/"), .character("d"), .character("r")], ui: &ui, model: &m)
+        _ = press([.character("/")] + "drop".map { .character($0) }, ui: &ui, model: &m)
         #expect(m.visibleRows.map(\.id) == [4])
         _ = press([.enter], ui: &ui, model: &m)
-        #expect(m.filter == "dr")
+        #expect(m.filter == "drop")
         _ = press([.escape], ui: &ui, model: &m)
         #expect(m.filter.isEmpty)
     }

@@ -91,7 +91,7 @@ func model(_ events: [ModelEvent]) -> Model {
 
     @Test func failureAndCancellationAreOutcomes() {
         let failed = model([added, record(1, .didCompleteWithError(TransferError(.networkConnectionLost, "gone")), at: 1)])
-        #expect(failed.row(1)?.outcome == .failed("gone"))
+        #expect(failed.row(1)?.outcome == .failed(TaskFailure(code: .networkConnectionLost, message: "gone")))
         let cancelled = model([added, record(1, .didCompleteWithError(TransferError(.cancelled, "cancelled")), at: 1)])
         #expect(cancelled.row(1)?.outcome == .cancelled)
     }
@@ -164,13 +164,34 @@ func model(_ events: [ModelEvent]) -> Model {
 
     @Test func sortOrders() {
         var m = three()
-        m.sort = .url
-        #expect(m.visibleRows.map(\.id) == [2, 1, 3])
+        m.sort = .name
+        #expect(m.visibleRows.map(\.id) == [2, 3, 1], "alpha, mid, zeta")
         m.sort = .progress
         #expect(m.visibleRows.map(\.id) == [3, 2, 1] || m.visibleRows.first?.id == 1)
         m.sort = .state
         #expect(m.visibleRows.last?.id == 1, "completed rows last")
-        #expect(SortOrder.url.next == .added)
+        #expect(SortOrder.name.next == .added)
+    }
+
+    @Test func homeAndEndSelectTheFirstAndLastVisibleRows() {
+        var m = three()
+        m.selectLast()
+        #expect(m.selectedID == 3)
+        m.selectFirst()
+        #expect(m.selectedID == 1)
+        m.filter = "alpha"
+        m.selectLast()
+        #expect(m.selectedID == 2)
+    }
+
+    @Test func theFilterMatchesTheNameToo() {
+        var m = model([.added(id: 1, url: "http://a/get?id=7", kind: .data, requestHeaders: [], at: 0),
+                       .added(id: 2, url: "http://a/other", kind: .data, requestHeaders: [], at: 0),
+                       record(1, .didReceiveResponse(Response(url: URL(string: "http://a/get?id=7")!, statusCode: 200,
+                                                              headers: ["Content-Disposition": "attachment; filename=\"Report.pdf\""],
+                                                              expectedContentLength: 1)), at: 1)])
+        m.filter = "report"
+        #expect(m.visibleRows.map(\.id) == [1])
     }
 
     @Test func onlyFinishedRowsCanBeRemoved() {

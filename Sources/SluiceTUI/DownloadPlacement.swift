@@ -1,8 +1,10 @@
 // Where a finished download lands: its server's name, cleaned, in a directory the user chose, never over an
-// existing file (link(2) fails instead of replacing; the next candidate name is tried).
+// existing file (link(2) fails instead of replacing; the next candidate name is tried). It calls the file system,
+// so it lives here beside its users (the UI's delegate and `sluice get --output-dir`), not in the pure view-model.
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceViewModel
 
 public enum DownloadPlacement {
     /// Links `temporary` into `directory` as the suggested name, or `name.1`, `name.2`...; the path it got, or
