@@ -170,6 +170,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     override func route(_ data: Data) {
         writer.async { [self] in
+            // A converted download's writer starts only when takeOver() activates it, after the delegate's
+            // prependReceivedData. This acquire pairs with takeOver's store: the order activate() already gives,
+            // stated so that ThreadSanitizer (which does not model a queue's activation) sees it too.
+            _ = awaitingTakeOver.load(ordering: .acquiring)
             defer { releaseCredit(data.count) }
             guard writeFailure == nil, let file else { return }
             do throws(TransferError) {
