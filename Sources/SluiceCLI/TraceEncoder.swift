@@ -46,6 +46,12 @@ public enum TraceEncoder {
             fields.append(("newURL", quote(url.absoluteString)))
         case .redirectAnswer(let url):
             fields.append(("follow", url.map { quote($0.absoluteString) } ?? "null"))
+        case .didReceiveChallenge(let space, let failures):
+            fields += [("method", quote(space.authenticationMethod.rawValue)), ("host", quote(space.host)),
+                       ("port", String(space.port)), ("realm", space.realm.map(quote) ?? "null"),
+                       ("proxy", space.isProxy ? "true" : "false"), ("previousFailureCount", String(failures))]
+        case .challengeAnswer(let disposition):
+            fields.append(("disposition", quote(disposition)))
         case .didFinishCollectingMetrics(let metrics):
             fields.append(("transactions", "[" + metrics.transactions.map(object).joined(separator: ",") + "]"))
             fields += [("redirects", String(metrics.redirectCount)), ("duration", seconds(metrics.duration))]

@@ -13,6 +13,11 @@ struct RequestStateMachine: Equatable {
         /// The delegate said follow while the redirect's short body was still arriving: follow at its end, so
         /// that libcurl keeps the connection.
         case followingAfterBody(Request)
+        /// A 401 or 407 came and the delegate is asked for a credential; the body is gathered, kept from the task.
+        case askingChallenge(ended: Ending?)
+        /// The delegate gave a credential while the challenge's short body was still arriving: send the request
+        /// again at its end.
+        case resendingAfterBody
         /// The response (or a multipart part's) is with the delegate; the body gathers, undelivered.
         case awaitingAnswer(ended: Ending?)
         /// Body bytes go to the task.
@@ -44,6 +49,10 @@ struct RequestStateMachine: Equatable {
         case deliverResponse
         /// Ask the delegate whether to follow the redirect.
         case askRedirect
+        /// Ask the delegate to answer the authentication challenge.
+        case askChallenge
+        /// Send the same request again, with the credential the delegate gave; this one is done.
+        case resend
         /// Feed the bytes to the multipart splitter and pump its parts.
         case feedParts
         /// Pump the splitter's parts, then call `flowResumed()`.
@@ -79,7 +88,7 @@ struct RequestStateMachine: Equatable {
 
     var awaitsAnswer: Bool {
         switch state {
-        case .askingRedirect, .followingAfterBody, .awaitingAnswer: true
+        case .askingRedirect, .followingAfterBody, .askingChallenge, .resendingAfterBody, .awaitingAnswer: true
         default: false
         }
     }
@@ -97,7 +106,7 @@ struct RequestStateMachine: Equatable {
     /// The inactivity timeout counts: bytes are expected from the network, not from the consumer or delegate.
     var timeoutApplies: Bool {
         switch state {
-        case .followingAfterBody: true  // the redirect's body is what we wait for
+        case .followingAfterBody, .resendingAfterBody: true  // the redirect's or challenge's body is awaited
         case .ended, .failing, .partComplete, .finished: false
         default: !isHeld
         }
@@ -118,6 +127,13 @@ struct RequestStateMachine: Equatable {
         guard state == .head else { return impossible("a redirect head") }
         state = .askingRedirect(ended: nil)
         return .askRedirect
+    }
+
+    /// The head is an authentication challenge the delegate answers.
+    mutating func challengeHeadArrived() -> Action {
+        guard state == .head else { return impossible("a challenge head") }
+        state = .askingChallenge(ended: nil)
+        return .askChallenge
     }
 
     /// The final head (not a redirect the task follows, not a 1xx) is complete: the response goes to the task
@@ -152,7 +168,7 @@ struct RequestStateMachine: Equatable {
             }
             state = .awaitingAnswer(ended: nil)
             return .deliverResponse
-        case .askingRedirect, .followingAfterBody, .awaitingAnswer:
+        case .askingRedirect, .followingAfterBody, .askingChallenge, .resendingAfterBody, .awaitingAnswer:
             // While only the answer is awaited, a small body gathers instead of pausing libcurl at once.
             return !suspended && !backpressure && !multipart && fits ? .gather : .pauseReceiving
         case .streaming:
@@ -208,6 +224,12 @@ struct RequestStateMachine: Equatable {
         case .followingAfterBody(let request):
             state = .finished
             return .follow(request)
+        case .askingChallenge(nil):
+            state = .askingChallenge(ended: Ending(error: error))  // the answer decides
+            return .none
+        case .resendingAfterBody:
+            state = .finished
+            return .resend
         case .awaitingAnswer(nil):
             state = .awaitingAnswer(ended: Ending(error: error))
             return .none
@@ -218,7 +240,7 @@ struct RequestStateMachine: Equatable {
             return finishWhenFree(failure)
         case .partComplete:
             return finishWhenFree(nil)
-        case .askingRedirect, .awaitingAnswer, .ended, .finished:
+        case .askingRedirect, .askingChallenge, .awaitingAnswer, .ended, .finished:
             return impossible("the end of the request")
         }
     }
@@ -241,6 +263,22 @@ struct RequestStateMachine: Equatable {
         return .follow(request)
     }
 
+    /// The delegate's answer to a challenge: send the request again with a credential, or (false) take the
+    /// 401 or 407 as the response. `shortBody` as for redirects.
+    mutating func challengeAnswered(resend: Bool, shortBody: Bool) -> Action {
+        guard case .askingChallenge(let ending) = state else { return impossible("a challenge answer") }
+        guard resend else {
+            state = .awaitingAnswer(ended: ending)
+            return .deliverResponse
+        }
+        if ending == nil && shortBody {
+            state = .resendingAfterBody
+            return .none
+        }
+        state = .finished
+        return .resend
+    }
+
     /// The delegate allowed the response (or a part).
     mutating func answerAllowed() -> Action {
         guard case .awaitingAnswer(let ending) = state else { return impossible("an allowed response") }
@@ -253,7 +291,8 @@ struct RequestStateMachine: Equatable {
     mutating func adoptedByDownload() -> Action {
         backpressure = false
         switch state {
-        case .askingRedirect, .followingAfterBody: return .none  // still held for the redirect's answer
+        case .askingRedirect, .followingAfterBody, .askingChallenge, .resendingAfterBody:
+            return .none  // still held for the delegate's answer
         case .awaitingAnswer: return answerAllowed()
         case .finished: return impossible("a conversion")
         default: return multipart ? .pumpParts : flowResumed()
@@ -291,7 +330,7 @@ struct RequestStateMachine: Equatable {
         case .partComplete: return finishWhenFree(nil)
         case .ended(let error): return isHeld ? .none : finishWhenFree(error)
         case .head, .streaming: return isHeld || isLocal ? .none : .unpause
-        case .askingRedirect, .followingAfterBody, .awaitingAnswer: return .none
+        case .askingRedirect, .followingAfterBody, .askingChallenge, .resendingAfterBody, .awaitingAnswer: return .none
         case .finished: return impossible("a resumed flow")
         }
     }
@@ -321,7 +360,7 @@ struct RequestStateMachine: Equatable {
     var hasEnded: Bool {
         switch state {
         case .ended: true
-        case .askingRedirect(let ending), .awaitingAnswer(let ending): ending != nil
+        case .askingRedirect(let ending), .askingChallenge(let ending), .awaitingAnswer(let ending): ending != nil
         default: false
         }
     }

@@ -35,6 +35,11 @@ public struct SessionConfiguration: Sendable {
         if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
         return "/tmp"
     }()
+    /// Where default handling of an authentication challenge looks for a credential.
+    public var credentialStorage: CredentialStorage? = .shared
+    /// Credentials from `~/.netrc` for the hosts it names, sent without a challenge (curl's `--netrc`).
+    public var usesNetrc = false
+
     public init() {}
 
     public static var `default`: SessionConfiguration { SessionConfiguration() }

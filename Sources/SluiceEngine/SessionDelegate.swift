@@ -27,6 +27,11 @@ public protocol SessionTaskDelegate: SessionDelegate {
                     newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void)
     /// Timings and connections of every request the task sent, once, just before `didCompleteWithError`.
     func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics)
+    /// A server (401) or proxy (407) asks for a credential. The transfer waits for the answer, from any thread,
+    /// at any later time, as it does for a response. Without an implementation: default handling (a stored
+    /// credential for the space, else the 401 or 407 is the task's response).
+    func urlSession(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (ChallengeDisposition) -> Void)
 }
 
 public protocol SessionDataDelegate: SessionTaskDelegate {
@@ -85,6 +90,11 @@ extension SessionTaskDelegate {
     }
     public func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         fallback(in: session)?.urlSession(session, task: task, didFinishCollecting: metrics)
+    }
+    public func urlSession(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
+                           completionHandler: @escaping @Sendable (ChallengeDisposition) -> Void) {
+        guard let next = fallback(in: session) else { return completionHandler(.performDefaultHandling) }
+        next.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
     }
 }
 

@@ -225,6 +225,49 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     var redirectCount = 0
     /// False once a redirect turned the request into a GET: an upload task's body stays unsent (loop thread only).
     var sendsBody = true
+    /// The credentials the delegate gave, for the server and for the proxy, with how many were refused per space
+    /// (loop thread only). A server credential goes only to its own origin.
+    var serverCredential: (credential: Credential, space: ProtectionSpace)?
+    var proxyCredential: (credential: Credential, space: ProtectionSpace)?
+    var refusedCredentials: [ProtectionSpace: Int] = [:]
+
+    /// Asks the delegate to answer a challenge; the transfer stays held until the answer comes through the loop.
+    func deliverChallenge(_ challenge: AuthenticationChallenge) {
+        let answered = Atomic<Bool>(false)
+        let id = taskIdentifier
+        let space = challenge.protectionSpace
+        let storage = session.configuration.credentialStorage
+        let handler: @Sendable (ChallengeDisposition) -> Void = { [self] disposition in
+            guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }  // first answer wins
+            if session.eventMonitor != nil { session.delegateQueue.async { self.emit(.challengeAnswer(disposition.name)) } }
+            let answer: TransferLoop.ChallengeAnswer
+            switch disposition {
+            case .useCredential(let credential):
+                answer = .resend(credential, space)
+            case .performDefaultHandling:
+                // A stored credential, unless it is the one just refused: then the 401 or 407 is the answer.
+                if let stored = storage?.credential(for: space),
+                   challenge.previousFailureCount == 0 || stored != challenge.proposedCredential {
+                    answer = .resend(stored, space)
+                } else {
+                    answer = .takeResponse
+                }
+            case .cancelAuthenticationChallenge:
+                answer = .cancel
+            case .rejectProtectionSpace:
+                answer = .takeResponse
+            }
+            session.loop.send(.challenge(id, answer))
+        }
+        session.loop.deliver { [self] in
+            emit(.didReceiveChallenge(space, previousFailureCount: challenge.previousFailureCount))
+            if let target {
+                target.urlSession(session, task: self, didReceive: challenge, completionHandler: handler)
+            } else {
+                handler(.performDefaultHandling)
+            }
+        }
+    }
 
     /// Delivers a response; the transfer stays held until the handler's answer comes back through the loop.
     func deliverResponse(_ response: Response) -> TransferError? {

@@ -23,6 +23,10 @@ public enum TaskEvent: Sendable, Equatable {
     /// The delegate's answer: the URL it follows, or nil when the redirect response is taken as the response.
     case redirectAnswer(URL?)
     case didFinishCollectingMetrics(TaskMetrics)
+    /// A 401 or 407 asks for a credential for this space; `previousFailureCount` were refused before.
+    case didReceiveChallenge(ProtectionSpace, previousFailureCount: Int)
+    /// The delegate's disposition, by name (the credential itself is never in an event).
+    case challengeAnswer(String)
 
     /// The delegate method's short name, as `--trace` prints it.
     public var name: String {
@@ -40,6 +44,8 @@ public enum TaskEvent: Sendable, Equatable {
         case .willPerformHTTPRedirection: "willPerformHTTPRedirection"
         case .redirectAnswer: "redirectAnswer"
         case .didFinishCollectingMetrics: "didFinishCollectingMetrics"
+        case .didReceiveChallenge: "didReceiveChallenge"
+        case .challengeAnswer: "challengeAnswer"
         }
     }
 }

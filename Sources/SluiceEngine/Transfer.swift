@@ -19,6 +19,8 @@ final class Transfer {
         case finish(TransferError?)
         /// The redirect's own response is complete: follow it now, on the connection libcurl can keep.
         case follow(Request)
+        /// Send the request again, with the credential the delegate gave.
+        case resend
     }
 
     /// The task the bytes go to; a data task's transfer can be handed to a download task (`adopt`).
@@ -55,6 +57,10 @@ final class Transfer {
     private var uploadStarved = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// This request carries a credential for the server or the proxy: a 401 or 407 head may be libcurl's own
+    /// handshake (Digest asks first), so it is a challenge only once no further head follows it.
+    private var sendsServerCredential = false
+    private var sendsProxyCredential = false
 
     init(task: SessionTask, configuration: SessionConfiguration, pool: BufferPool, handles: EasyHandles) throws(TransferError) {
         self.task = task
@@ -166,6 +172,21 @@ final class Transfer {
             setString(CURLOPT_CUSTOMREQUEST, method)
         }
 
+        if let (credential, space) = task.serverCredential, space.covers(request.url) {
+            setString(CURLOPT_USERNAME, credential.user)
+            setString(CURLOPT_PASSWORD, credential.password)
+            if space.authenticationMethod == .bearer { setString(CURLOPT_XOAUTH2_BEARER, credential.password) }
+            setLong(CURLOPT_HTTPAUTH, Self.curlAuth(space.authenticationMethod))
+            sendsServerCredential = true
+        }
+        if let (credential, space) = task.proxyCredential {
+            setString(CURLOPT_PROXYUSERNAME, credential.user)
+            setString(CURLOPT_PROXYPASSWORD, credential.password)
+            setLong(CURLOPT_PROXYAUTH, Self.curlAuth(space.authenticationMethod))
+            sendsProxyCredential = true
+        }
+        if configuration.usesNetrc { setLong(CURLOPT_NETRC, 1) }  // CURL_NETRC_OPTIONAL
+
         var fields = request.headers
         for field in configuration.httpAdditionalHeaders where fields[field.name] == nil {
             fields.add(field.name, field.value)
@@ -188,6 +209,16 @@ final class Transfer {
         }
     }
 
+    /// libcurl's CURLAUTH_* bit for a method; anything else lets libcurl pick what the server offers.
+    private static func curlAuth(_ method: AuthenticationMethod) -> Int {
+        switch method {
+        case .basic: 1  // CURLAUTH_BASIC
+        case .digest: 2  // CURLAUTH_DIGEST
+        case .bearer: 64  // CURLAUTH_BEARER
+        case .other: ~16  // CURLAUTH_ANY
+        }
+    }
+
     // MARK: libcurl callbacks (loop thread)
 
     fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
@@ -196,6 +227,12 @@ final class Transfer {
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
         guard headerParser.isComplete, let status = headerParser.statusCode, status >= 200 else { return count }
+        if let space = challengeSpace() {
+            // With a credential of that kind on board, libcurl may answer this head itself (Digest's first round):
+            // the challenge is the delegate's only once the body or the end shows it is final.
+            if space.isProxy ? sendsProxyCredential : sendsServerCredential { return count }
+            return challengeArrived(space, count)
+        }
         guard Redirection.redirects(status), let location = redirectTarget() else { return headArrived(count) }
         if task.redirectCount >= maximumRedirects {  // no question whose answer could not be followed
             let error = TransferError(.tooManyRedirects, "more than \(maximumRedirects) redirects", failingURL: url)
@@ -208,6 +245,54 @@ final class Transfer {
         guard case .askRedirect = action else { return inCallback(action, count) }
         task.deliverRedirect(makeResponse(headers: headerParser.fields, part: nil), to: next)
         return count
+    }
+
+    /// The protection space of a 401 with WWW-Authenticate or a 407 with Proxy-Authenticate; nil otherwise.
+    private func challengeSpace() -> ProtectionSpace? {
+        guard let status = headerParser.statusCode, status == 401 || status == 407 else { return nil }
+        let isProxy = status == 407
+        let field = isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"
+        let values = headerParser.fields.fields.filter { $0.name.caseInsensitiveEquals(field) }.map(\.value)
+        guard let (method, realm) = AuthenticateHeader.strongest(values) else { return nil }
+        if isProxy {  // the peer libcurl is connected to is the proxy
+            var address: UnsafeMutablePointer<CChar>?
+            var port = 0
+            var host = ""
+            if let easy {
+                if sluice_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &address) == CURLE_OK, let address {
+                    host = String(cString: address)
+                }
+                _ = sluice_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &port)
+            }
+            return ProtectionSpace(host: host, port: port, protocol: "http", realm: realm, authenticationMethod: method,
+                                   isProxy: true)
+        }
+        let scheme = url.scheme?.lowercased() ?? "http"
+        return ProtectionSpace(host: url.host ?? "", port: url.port ?? ProtectionSpace.defaultPort(scheme), protocol: scheme,
+                               realm: realm, authenticationMethod: method)
+    }
+
+    /// A challenge the delegate answers: asked now; the body is gathered meanwhile, kept from the task.
+    private func challengeArrived(_ space: ProtectionSpace, _ count: Int) -> Int {
+        let action = machine.challengeHeadArrived()
+        guard case .askChallenge = action else { return inCallback(action, count) }
+        let refused = task.refusedCredentials[space] ?? 0
+        let current = space.isProxy ? task.proxyCredential : task.serverCredential
+        let proposed = refused > 0 && current?.space == space ? current?.credential
+            : task.session.configuration.credentialStorage?.credential(for: space)
+        task.deliverChallenge(AuthenticationChallenge(
+            protectionSpace: space, previousFailureCount: refused, proposedCredential: proposed,
+            failureResponse: makeResponse(headers: headerParser.fields, part: nil)))
+        return count
+    }
+
+    /// The head still waiting to be judged is a final challenge (a credential was refused): ask the delegate.
+    private func askIfRefused() {
+        guard machine.readsHead, headerParser.isComplete, let space = challengeSpace() else { return }
+        if let sent = space.isProxy ? task.proxyCredential : task.serverCredential {
+            task.refusedCredentials[sent.space, default: 0] += 1
+        }
+        _ = challengeArrived(space, 0)
     }
 
     /// The final head: the response goes to the task, or a multipart stream's splitter is set up.
@@ -237,6 +322,7 @@ final class Transfer {
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         task.session.loop.assertOnLoopThread("a transfer")
         let chunk = UnsafeRawBufferPointer(start: bytes, count: count)
+        askIfRefused()
         // Only the first byte of a response decides whether it is a multipart stream.
         let boundary = machine.readsHead && !(task is DownloadTask) ? multipartBoundary() : nil
         while true {
@@ -379,6 +465,13 @@ final class Transfer {
         return perform(machine.redirectAnswered(request, shortBody: length.map { $0 <= Self.awaitedRedirectBody } ?? false))
     }
 
+    /// The delegate answered the challenge: send the request again (the loop has stored the credential), or
+    /// take the 401 or 407 and its body as the task's response.
+    func challengeAnswered(resend: Bool) -> Outcome {
+        let length = headerParser.fields["Content-Length"].flatMap { Int($0) }
+        return perform(machine.challengeAnswered(resend: resend, shortBody: length.map { $0 <= Self.awaitedRedirectBody } ?? false))
+    }
+
     /// The upload stream has bytes again: let libcurl send, unless the task is suspended.
     func uploadReady() {
         guard let easy, !machine.suspended, !machine.hasEnded else { return }
@@ -399,6 +492,7 @@ final class Transfer {
         reportSent(final: true)
         // A refused body ends with libcurl's write error; the machine knows the real reason.
         let error = code == CURLE_OK || machine.refusesBody ? nil : makeError(code)
+        askIfRefused()
         return perform(machine.ended(error, headComplete: headerParser.isComplete))
     }
 
@@ -480,7 +574,7 @@ final class Transfer {
     private func perform(_ action: RequestStateMachine.Action) -> Outcome {
         task.session.loop.assertOnLoopThread("a transfer")
         switch action {
-        case .none, .gather, .pauseReceiving, .refuse, .feedParts, .askRedirect:
+        case .none, .gather, .pauseReceiving, .refuse, .feedParts, .askRedirect, .askChallenge:
             return .continue
         case .deliverResponse:
             if let problem = deliverHeadResponse() { return failNow(problem) }
@@ -497,6 +591,9 @@ final class Transfer {
         case .follow(let request):
             discardPending()  // the redirect's own body, never the task's
             return .follow(request)
+        case .resend:
+            discardPending()  // the challenge's own body
+            return .resend
         case .finish(let error):
             if error == nil, let rest = splitter?.finish() { _ = task.deliverData(rest) }
             return .finish(error)

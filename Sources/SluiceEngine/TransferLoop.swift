@@ -26,6 +26,8 @@ final class TransferLoop: @unchecked Sendable {
         case disposition(Int, ResponseDisposition)
         /// The delegate's answer to a redirect: the request to follow, or nil to keep the redirect response.
         case redirect(Int, Request?)
+        /// The delegate's answer to an authentication challenge.
+        case challenge(Int, ChallengeAnswer)
         /// A running data task becomes a download task.
         case convert(Int)
         /// An upload stream that ran dry has bytes again.
@@ -33,6 +35,14 @@ final class TransferLoop: @unchecked Sendable {
         /// Something outside the loop (a download's file) failed; the transfer ends with this error.
         case fail(Int, TransferError)
         case shutdown
+    }
+
+    enum ChallengeAnswer {
+        /// Send the request again with this credential for this space.
+        case resend(Credential, ProtectionSpace)
+        /// The 401 or 407 is the task's response.
+        case takeResponse
+        case cancel
     }
 
     /// Nil only when libcurl refused one; then no thread runs and the inbox starts closed.
@@ -195,6 +205,17 @@ final class TransferLoop: @unchecked Sendable {
             }
         case .redirect(let id, let request):
             if let t = transfers[id] { settle(t, t.redirectAnswered(request)) }
+        case .challenge(let id, let answer):
+            guard let t = transfers[id] else { return }
+            switch answer {
+            case .cancel:
+                finish(t, .cancelled(t.task.currentRequest.url))
+            case .takeResponse:
+                settle(t, t.challengeAnswered(resend: false))
+            case .resend(let credential, let space):
+                if space.isProxy { t.task.proxyCredential = (credential, space) } else { t.task.serverCredential = (credential, space) }
+                settle(t, t.challengeAnswered(resend: true))
+            }
         case .convert(let id):
             if let t = transfers[id] { convert(t) }
         case .uploadReady(let id):
@@ -247,6 +268,22 @@ final class TransferLoop: @unchecked Sendable {
         retire(t)
         task.redirectCount += 1
         task.setCurrentRequest(request)
+        start(task)
+        if suspended, let next = transfers[task.taskIdentifier] { settle(next, next.suspend()) }
+    }
+
+    /// Sends a task's request again with the credential its delegate gave (a new transfer, like a redirect's,
+    /// but the same request, and not counted as a redirect).
+    private func resend(_ t: Transfer) {
+        let task = t.task
+        if task.sendsBody, let upload = task as? UploadTask, case .stream = upload.body {
+            return finish(t, TransferError(.requestBodyStreamExhausted,
+                                           "the challenge needs the request body again, and a stream cannot be sent twice",
+                                           failingURL: task.currentRequest.url))
+        }
+        let suspended = t.isSuspended
+        transfers.removeValue(forKey: t.id)
+        retire(t)
         start(task)
         if suspended, let next = transfers[task.taskIdentifier] { settle(next, next.suspend()) }
     }
@@ -305,6 +342,7 @@ final class TransferLoop: @unchecked Sendable {
         case .continue: break
         case .finish(let error): finish(t, error)
         case .follow(let request): follow(t, to: request)
+        case .resend: resend(t)
         }
     }
 

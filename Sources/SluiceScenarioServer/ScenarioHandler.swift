@@ -26,6 +26,8 @@ import NIOHTTP1
 ///   MS after the headers]
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
+/// - `/basic-auth/USER/PASS`, `/digest-auth/USER/PASS` (qop=auth, MD5), `/bearer/TOKEN`: 401 with the challenge
+///   until the request answers it
 ///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
 ///   is `bytes=N pattern=ok|bad`) [early=N: answer at once with N pattern bytes, then keep reading the body]
 final class ScenarioHandler: ChannelInboundHandler {
@@ -170,6 +172,9 @@ final class ScenarioHandler: ChannelInboundHandler {
             let u = upload ?? (0, true)
             finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]),
                    body: "bytes=\(u.count) pattern=\(u.matches ? "ok" : "bad")\n", keepAlive: keepAlive)
+        case "basic-auth", "digest-auth", "bearer":
+            let (status, headers, body) = AuthScenarios.answer(kind: parts[0], parts: parts, query: query.mapValues(Self.percentDecoded), head: head)
+            finish(context, status, headers, body: body, keepAlive: keepAlive)
         case "escape":
             let headers = HTTPHeaders([("X-Evil", "\u{1B}]0;owned\u{07}\u{1B}[2J"), ("Content-Type", "text/plain")])
             finish(context, .ok, headers, body: "\u{1B}[31mred\u{1B}[0m\n", keepAlive: keepAlive)

@@ -173,7 +173,7 @@ public struct Model: Equatable, Sendable {
                 row.metrics = metrics
             case .redirectAnswer(let followed):
                 if let followed { row.redirectedTo = followed.absoluteString }
-            case .didFinishDownloadingTo, .willPerformHTTPRedirection:
+            case .didFinishDownloadingTo, .willPerformHTTPRedirection, .didReceiveChallenge, .challengeAnswer:
                 break  // the timeline shows them
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false

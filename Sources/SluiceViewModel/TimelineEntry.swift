@@ -42,6 +42,11 @@ public struct TimelineEntry: Equatable, Sendable {
             return entry("\(r.statusCode.map(String.init) ?? "-") to \(Sanitized.text(url.absoluteString))")
         case .redirectAnswer(let url): return entry(url.map { "follow \(Sanitized.text($0.absoluteString))" } ?? "refuse")
         case .didFinishCollectingMetrics(let metrics): return entry(MetricsText.summary(metrics))
+        case .didReceiveChallenge(let space, let failures):
+            let realm = space.realm.map { " realm \(Sanitized.text($0))" } ?? ""
+            return entry("\(space.isProxy ? "proxy " : "")\(space.authenticationMethod.rawValue)\(realm)"
+                         + (failures > 0 ? ", \(failures) refused" : ""))
+        case .challengeAnswer(let disposition): return entry(disposition)
         }
     }
 

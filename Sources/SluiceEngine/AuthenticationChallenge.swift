@@ -1,0 +1,110 @@
+// Authentication as URLSession models it: a challenge for a protection space, the delegate's disposition, and a
+// store of credentials that default handling consults.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+public enum AuthenticationMethod: String, Sendable, Hashable {
+    case basic, digest, bearer
+    /// A scheme libcurl may still negotiate (NTLM, Negotiate): answered with a credential, libcurl picks it.
+    case other
+}
+
+/// Who asks: a server (401) or a proxy (407), at one origin and realm, by one method.
+public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    /// The scheme of the origin ("http", "https"), or of the proxy.
+    public let `protocol`: String
+    public let realm: String?
+    public let authenticationMethod: AuthenticationMethod
+    public let isProxy: Bool
+
+    public init(host: String, port: Int, protocol: String, realm: String?, authenticationMethod: AuthenticationMethod,
+                isProxy: Bool = false) {
+        self.host = host.lowercased()
+        self.port = port
+        self.protocol = `protocol`.lowercased()
+        self.realm = realm
+        self.authenticationMethod = authenticationMethod
+        self.isProxy = isProxy
+    }
+
+    public var description: String {
+        "\(isProxy ? "proxy " : "")\(authenticationMethod.rawValue) \(`protocol`)://\(host):\(port) realm \(realm ?? "-")"
+    }
+
+    /// Whether a request to `url` goes to this origin (a credential is never sent anywhere else).
+    func covers(_ url: URL) -> Bool {
+        guard !isProxy, let host = url.host?.lowercased(), let scheme = url.scheme?.lowercased() else { return false }
+        return host == self.host && scheme == `protocol` && (url.port ?? Self.defaultPort(scheme)) == port
+    }
+
+    static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
+}
+
+public struct Credential: Sendable, Hashable {
+    public let user: String
+    public let password: String
+
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+}
+
+public struct AuthenticationChallenge: Sendable {
+    public let protectionSpace: ProtectionSpace
+    /// How many credentials for this space this task has had refused so far.
+    public let previousFailureCount: Int
+    /// The credential that was just refused, or the stored one default handling would use.
+    public let proposedCredential: Credential?
+    /// The 401 or 407 response that asked.
+    public let failureResponse: Response
+}
+
+/// The delegate's answer to a challenge, URLSession's four.
+public enum ChallengeDisposition: Sendable, Equatable {
+    /// Send the request again with this credential (Basic and Digest: libcurl does the handshake).
+    case useCredential(Credential)
+    /// A stored credential for the space if there is one that has not just failed; otherwise the 401 or 407 is
+    /// the task's response.
+    case performDefaultHandling
+    /// The task ends with `.cancelled`.
+    case cancelAuthenticationChallenge
+    /// The 401 or 407 is the task's response.
+    case rejectProtectionSpace
+
+    var name: String {
+        switch self {
+        case .useCredential: "useCredential"
+        case .performDefaultHandling: "performDefaultHandling"
+        case .cancelAuthenticationChallenge: "cancelAuthenticationChallenge"
+        case .rejectProtectionSpace: "rejectProtectionSpace"
+        }
+    }
+}
+
+/// Credentials by protection space, in memory. Default handling reads it; nothing is written to disk.
+public final class CredentialStorage: Sendable {
+    public static let shared = CredentialStorage()
+    private let stored = Locked<[ProtectionSpace: Credential]>([:])
+
+    public init() {}
+
+    public func set(_ credential: Credential, for space: ProtectionSpace) { stored.withLock { $0[space] = credential } }
+
+    public func remove(for space: ProtectionSpace) { stored.withLock { $0[space] = nil } }
+
+    /// The credential for exactly this space, or failing that for the same origin and method in any realm.
+    public func credential(for space: ProtectionSpace) -> Credential? {
+        stored.withLock { all in
+            all[space] ?? all.first { key, _ in
+                key.host == space.host && key.port == space.port && key.protocol == space.protocol
+                    && key.isProxy == space.isProxy && key.authenticationMethod == space.authenticationMethod
+            }?.value
+        }
+    }
+}
