@@ -175,7 +175,7 @@ import Testing
     @Test func anEndThatRacesASuspensionIsKeptUntilResume() async throws {
         let server = try Servers.shared()
         let recorder = Recorder()
-        let session = makeSession(recorder) { $0.timeoutIntervalForRequest = 2 }
+        let session = makeSession(recorder) { $0.timeoutIntervalForRequest = 10 }  // ends the stalled request after the test
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/stall?race=1"))
         task.resume()
