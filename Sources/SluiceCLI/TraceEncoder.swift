@@ -50,6 +50,9 @@ public enum TraceEncoder {
             fields += [("method", quote(space.authenticationMethod.rawValue)), ("host", quote(space.host)),
                        ("port", String(space.port)), ("realm", space.realm.map(quote) ?? "null"),
                        ("proxy", space.isProxy ? "true" : "false"), ("previousFailureCount", String(failures))]
+        case .didReceiveInformationalResponse(let response):
+            fields.append(("status", response.statusCode.map(String.init) ?? "null"))
+            fields.append(("headers", object(response.headers)))
         case .challengeAnswer(let disposition):
             fields.append(("disposition", quote(disposition)))
         case .didFinishCollectingMetrics(let metrics):

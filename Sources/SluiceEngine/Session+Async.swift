@@ -7,10 +7,13 @@ import Foundation
 import Synchronization
 
 extension Session {
-    /// The whole body and the response. Cancelling the calling Swift task cancels the transfer.
-    public func data(for request: Request) async throws(TransferError) -> (Data, Response) {
+    /// The whole body and the response. Cancelling the calling Swift task cancels the transfer. `delegate`
+    /// hears this task's redirects, challenges and metrics (before the session's delegate would).
+    public func data(for request: Request, delegate: SessionTaskDelegate? = nil) async throws(TransferError) -> (Data, Response) {
         try await completion(of: request) { finish in
-            dataTask(with: request) { data, response, error in finish(data ?? Data(), response, error) }
+            let task = dataTask(with: request) { data, response, error in finish(data ?? Data(), response, error) }
+            task.delegate = delegate
+            return task
         }
     }
 
@@ -38,15 +41,16 @@ extension Session {
         return try result.get()
     }
 
-    public func data(from url: URL) async throws(TransferError) -> (Data, Response) {
-        try await data(for: Request(url: url))
+    public func data(from url: URL, delegate: SessionTaskDelegate? = nil) async throws(TransferError) -> (Data, Response) {
+        try await data(for: Request(url: url), delegate: delegate)
     }
 
     /// The response as soon as it arrives, and the body as an async sequence of bytes. The transfer pauses
     /// while the consumer falls behind, so memory stays bounded by the configuration's buffer limit.
-    public func bytes(for request: Request) async throws(TransferError) -> (AsyncBytes, Response) {
+    public func bytes(for request: Request, delegate: SessionTaskDelegate? = nil) async throws(TransferError) -> (AsyncBytes, Response) {
         let stream = ByteStream()
         let task = dataTask(with: request)
+        task.delegate = delegate
         task.internalDelegate = stream
         stream.task = task
         let holder = TaskHolder()
@@ -61,8 +65,8 @@ extension Session {
         return (AsyncBytes(stream: stream), try response.get())
     }
 
-    public func bytes(from url: URL) async throws(TransferError) -> (AsyncBytes, Response) {
-        try await bytes(for: Request(url: url))
+    public func bytes(from url: URL, delegate: SessionTaskDelegate? = nil) async throws(TransferError) -> (AsyncBytes, Response) {
+        try await bytes(for: Request(url: url), delegate: delegate)
     }
 }
 

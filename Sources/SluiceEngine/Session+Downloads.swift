@@ -38,17 +38,18 @@ extension Session {
     }
 
     /// The finished file and the response; the file is the caller's to move or delete.
-    public func download(for request: Request) async throws(TransferError) -> (URL, Response) {
+    public func download(for request: Request, delegate: SessionTaskDelegate? = nil) async throws(TransferError) -> (URL, Response) {
         try await completion(of: request) { finish in
             let task = downloadTask(with: request)
+            task.delegate = delegate
             task.keepsFile = true
             task.internalDelegate = DownloadCollector(finish)
             return task
         }
     }
 
-    public func download(from url: URL) async throws(TransferError) -> (URL, Response) {
-        try await download(for: Request(url: url))
+    public func download(from url: URL, delegate: SessionTaskDelegate? = nil) async throws(TransferError) -> (URL, Response) {
+        try await download(for: Request(url: url), delegate: delegate)
     }
 
     /// Loop thread: a new download task that takes over `dataTask`'s transfer; it counts as started.

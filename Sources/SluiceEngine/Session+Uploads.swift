@@ -32,9 +32,12 @@ extension Session {
     }
 
     /// Sends the body and returns the response body and the response.
-    public func upload(for request: Request, body: UploadBody) async throws(TransferError) -> (Data, Response) {
+    public func upload(for request: Request, body: UploadBody, delegate: SessionTaskDelegate? = nil)
+        async throws(TransferError) -> (Data, Response) {
         try await completion(of: request) { finish in
-            uploadTask(with: request, body: body) { data, response, error in finish(data ?? Data(), response, error) }
+            let task = uploadTask(with: request, body: body) { data, response, error in finish(data ?? Data(), response, error) }
+            task.delegate = delegate
+            return task
         }
     }
 }

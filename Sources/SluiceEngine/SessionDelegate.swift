@@ -32,6 +32,8 @@ public protocol SessionTaskDelegate: SessionDelegate {
     /// credential for the space, else the 401 or 407 is the task's response).
     func urlSession(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
                     completionHandler: @escaping @Sendable (ChallengeDisposition) -> Void)
+    /// A 1xx response before the final one (103 Early Hints, for one); the transfer does not wait for it.
+    func urlSession(_ session: Session, task: SessionTask, didReceiveInformationalResponse response: Response)
 }
 
 public protocol SessionDataDelegate: SessionTaskDelegate {
@@ -68,70 +70,80 @@ extension SessionDelegate {
 }
 
 extension SessionTaskDelegate {
-    /// The session's delegate when `self` is a task's own delegate (or an engine collector), else nil.
-    func fallback(in session: Session) -> SessionTaskDelegate? {
+    /// Who answers what `self` leaves unimplemented: for an engine collector (completion handler, async call),
+    /// the task's own delegate given to the async call, then the session's; for a task's own delegate, the
+    /// session's; for the session's delegate, nobody.
+    func fallback(in session: Session, for task: SessionTask) -> SessionTaskDelegate? {
+        if task.internalDelegate === self, let own = task.delegate, own !== self { return own }
         guard let next = session.delegate as? SessionTaskDelegate, next !== self else { return nil }
         return next
     }
 
     public func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
-        fallback(in: session)?.urlSession(session, task: task, didCompleteWithError: error)
+        fallback(in: session, for: task)?.urlSession(session, task: task, didCompleteWithError: error)
     }
     public func urlSession(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64,
                            totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        fallback(in: session)?.urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+        fallback(in: session, for: task)?.urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
                                           totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
     public func urlSession(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: Response,
                            newRequest request: Request, completionHandler: @escaping @Sendable (Request?) -> Void) {
-        guard let next = fallback(in: session) else { return completionHandler(request) }
+        guard let next = fallback(in: session, for: task) else { return completionHandler(request) }
         next.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request,
                         completionHandler: completionHandler)
     }
     public func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
-        fallback(in: session)?.urlSession(session, task: task, didFinishCollecting: metrics)
+        fallback(in: session, for: task)?.urlSession(session, task: task, didFinishCollecting: metrics)
+    }
+    public func urlSession(_ session: Session, task: SessionTask, didReceiveInformationalResponse response: Response) {
+        fallback(in: session, for: task)?.urlSession(session, task: task, didReceiveInformationalResponse: response)
     }
     public func urlSession(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
                            completionHandler: @escaping @Sendable (ChallengeDisposition) -> Void) {
-        guard let next = fallback(in: session) else { return completionHandler(.performDefaultHandling) }
+        guard let next = fallback(in: session, for: task) else { return completionHandler(.performDefaultHandling) }
         next.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
     }
 }
 
 extension SessionDataDelegate {
-    private func dataFallback(in session: Session) -> SessionDataDelegate? {
-        guard let next = session.delegate as? SessionDataDelegate, next !== self else { return nil }
-        return next
+    private func dataFallback(in session: Session, for task: SessionTask) -> SessionDataDelegate? {
+        fallback(in: session, for: task) as? SessionDataDelegate ?? {
+            guard let next = session.delegate as? SessionDataDelegate, next !== self else { return nil }
+            return next
+        }()
     }
 
     public func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                            completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
-        guard let next = dataFallback(in: session) else { return completionHandler(.allow) }
+        guard let next = dataFallback(in: session, for: dataTask) else { return completionHandler(.allow) }
         next.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
     }
     public func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        dataFallback(in: session)?.urlSession(session, dataTask: dataTask, didReceive: data)
+        dataFallback(in: session, for: dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
     }
     public func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
-        dataFallback(in: session)?.urlSession(session, dataTask: dataTask, didBecome: downloadTask)
+        dataFallback(in: session, for: dataTask)?.urlSession(session, dataTask: dataTask, didBecome: downloadTask)
     }
 }
 
 extension SessionDownloadDelegate {
-    private func downloadFallback(in session: Session) -> SessionDownloadDelegate? {
-        guard let next = session.delegate as? SessionDownloadDelegate, next !== self else { return nil }
-        return next
+    private func downloadFallback(in session: Session, for task: SessionTask) -> SessionDownloadDelegate? {
+        fallback(in: session, for: task) as? SessionDownloadDelegate ?? {
+            guard let next = session.delegate as? SessionDownloadDelegate, next !== self else { return nil }
+            return next
+        }()
     }
 
     public func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        downloadFallback(in: session)?.urlSession(session, downloadTask: downloadTask, didWriteData: bytesWritten,
+        downloadFallback(in: session, for: downloadTask)?.urlSession(session, downloadTask: downloadTask, didWriteData: bytesWritten,
                                                   totalBytesWritten: totalBytesWritten,
                                                   totalBytesExpectedToWrite: totalBytesExpectedToWrite)
     }
     public func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
                            expectedTotalBytes: Int64) {
-        downloadFallback(in: session)?.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: fileOffset,
+        downloadFallback(in: session, for: downloadTask)?.urlSession(session, downloadTask: downloadTask, didResumeAtOffset: fileOffset,
                                                   expectedTotalBytes: expectedTotalBytes)
     }
 }

@@ -231,6 +231,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     var proxyCredential: (credential: Credential, space: ProtectionSpace)?
     var refusedCredentials: [ProtectionSpace: Int] = [:]
 
+    /// A 1xx response: told, not waited for.
+    func deliverInformational(_ response: Response) {
+        session.loop.deliver { [self] in
+            emit(.didReceiveInformationalResponse(response))
+            target?.urlSession(session, task: self, didReceiveInformationalResponse: response)
+        }
+    }
+
     /// Asks the delegate to answer a challenge; the transfer stays held until the answer comes through the loop.
     func deliverChallenge(_ challenge: AuthenticationChallenge) {
         let answered = Atomic<Bool>(false)

@@ -27,6 +27,8 @@ public enum TaskEvent: Sendable, Equatable {
     case didReceiveChallenge(ProtectionSpace, previousFailureCount: Int)
     /// The delegate's disposition, by name (the credential itself is never in an event).
     case challengeAnswer(String)
+    /// A 1xx response before the final one.
+    case didReceiveInformationalResponse(Response)
 
     /// The delegate method's short name, as `--trace` prints it.
     public var name: String {
@@ -46,6 +48,7 @@ public enum TaskEvent: Sendable, Equatable {
         case .didFinishCollectingMetrics: "didFinishCollectingMetrics"
         case .didReceiveChallenge: "didReceiveChallenge"
         case .challengeAnswer: "challengeAnswer"
+        case .didReceiveInformationalResponse: "didReceiveInformationalResponse"
         }
     }
 }

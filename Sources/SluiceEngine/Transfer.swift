@@ -226,7 +226,11 @@ final class Transfer {
         guard machine.readsHead else { return count }  // trailers after the body are not a new response
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
         lastActivity = uptimeNow()
-        guard headerParser.isComplete, let status = headerParser.statusCode, status >= 200 else { return count }
+        guard headerParser.isComplete, let status = headerParser.statusCode else { return count }
+        if status < 200 {  // informational: told to the delegate; the next status line starts the real head
+            if status != 101 { task.deliverInformational(makeResponse(headers: headerParser.fields, part: nil)) }
+            return count
+        }
         if let space = challengeSpace() {
             // With a credential of that kind on board, libcurl may answer this head itself (Digest's first round):
             // the challenge is the delegate's only once the body or the end shows it is final.

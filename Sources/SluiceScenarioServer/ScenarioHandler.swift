@@ -26,6 +26,8 @@ import NIOHTTP1
 ///   MS after the headers]
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
+/// - `/encoded/gzip`, `/encoded/deflate`, `/encoded/br`: `EncodedBodies.text` with that Content-Encoding
+/// - `/early-hints`: a 103 Early Hints with a Link header, then 200 `hinted`
 /// - `/basic-auth/USER/PASS`, `/digest-auth/USER/PASS` (qop=auth, MD5), `/bearer/TOKEN`: 401 with the challenge
 ///   until the request answers it
 ///   `/upload` (any method; the body is checked against the pattern as it streams in, never stored; the answer
@@ -172,6 +174,19 @@ final class ScenarioHandler: ChannelInboundHandler {
             let u = upload ?? (0, true)
             finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]),
                    body: "bytes=\(u.count) pattern=\(u.matches ? "ok" : "bad")\n", keepAlive: keepAlive)
+        case "encoded":  // the body compressed as the path says, sent whatever the request accepts
+            let encoding = parts.count > 1 ? parts[1] : "gzip"
+            guard let body = EncodedBodies.body(encoding) else {
+                return finish(context, .notFound, HTTPHeaders(), body: "no encoding \(encoding)\n", keepAlive: keepAlive)
+            }
+            writeHead(context, .ok, HTTPHeaders([("Content-Encoding", encoding), ("Content-Type", "text/plain"),
+                                                 ("Content-Length", String(body.count))]))
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            end(context, keepAlive: keepAlive)
+        case "early-hints":  // a 103 with a Link, then the answer
+            writeHead(context, HTTPResponseStatus(statusCode: 103, reasonPhrase: "Early Hints"),
+                      HTTPHeaders([("Link", "</style.css>; rel=preload; as=style")]))
+            finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]), body: "hinted\n", keepAlive: keepAlive)
         case "basic-auth", "digest-auth", "bearer":
             let (status, headers, body) = AuthScenarios.answer(kind: parts[0], parts: parts, query: query.mapValues(Self.percentDecoded), head: head)
             finish(context, status, headers, body: body, keepAlive: keepAlive)

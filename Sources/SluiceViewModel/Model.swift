@@ -173,7 +173,8 @@ public struct Model: Equatable, Sendable {
                 row.metrics = metrics
             case .redirectAnswer(let followed):
                 if let followed { row.redirectedTo = followed.absoluteString }
-            case .didFinishDownloadingTo, .willPerformHTTPRedirection, .didReceiveChallenge, .challengeAnswer:
+            case .didFinishDownloadingTo, .willPerformHTTPRedirection, .didReceiveChallenge, .challengeAnswer,
+                 .didReceiveInformationalResponse:
                 break  // the timeline shows them
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false

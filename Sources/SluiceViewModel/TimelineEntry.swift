@@ -47,6 +47,7 @@ public struct TimelineEntry: Equatable, Sendable {
             return entry("\(space.isProxy ? "proxy " : "")\(space.authenticationMethod.rawValue)\(realm)"
                          + (failures > 0 ? ", \(failures) refused" : ""))
         case .challengeAnswer(let disposition): return entry(disposition)
+        case .didReceiveInformationalResponse(let r): return entry(r.statusCode.map(String.init) ?? "-")
         }
     }
 

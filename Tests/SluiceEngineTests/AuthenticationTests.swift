@@ -194,6 +194,29 @@ private let wrong = Credential(user: "ann", password: "guess")
     }
 }
 
+@Suite struct AsyncTaskDelegateTests {
+    /// The async calls take a task delegate: it answers this task's challenge and hears its metrics, before the
+    /// session's delegate would (here the session has a delegate that would refuse).
+    @Test func anAsyncCallsDelegateAnswersItsTasksChallenge() async throws {
+        let server = try Servers.shared()
+        let own = ChallengeRecorder([.useCredential(right)])
+        let sessionDelegate = ChallengeRecorder([.rejectProtectionSpace])
+        let session = Session(delegate: sessionDelegate, delegateQueue: sessionDelegate.queue)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(from: server.url("/digest-auth/ann/s3cret"), delegate: own)
+        #expect(response.statusCode == 200)
+        #expect(data == Data("authenticated ann\n".utf8))
+        #expect(own.snapshot.challenges.count == 1)
+        #expect(sessionDelegate.snapshot.challenges.isEmpty)
+        let (bytes, streamed) = try await session.bytes(from: server.url("/basic-auth/ann/s3cret"), delegate: own)
+        #expect(streamed.statusCode == 200)
+        var count = 0
+        for try await _ in bytes { count += 1 }
+        #expect(count == "authenticated ann\n".utf8.count)
+        #expect(own.snapshot.challenges.count == 2)
+    }
+}
+
 @Suite struct AuthenticateHeaderTests {
     @Test func theStrongestSchemeAndItsRealm() {
         let found = AuthenticateHeader.strongest(["Basic realm=\"a\", Digest realm=\"b, c\", qop=\"auth\", nonce=\"x\""])
