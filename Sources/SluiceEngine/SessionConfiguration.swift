@@ -35,6 +35,10 @@ public struct SessionConfiguration: Sendable {
         if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
         return "/tmp"
     }()
+    /// The session's cookies (each configuration starts with its own empty store); nil keeps none.
+    public var httpCookieStorage: CookieStorage? = CookieStorage()
+    /// Whether requests carry the stored cookies that match them (a request's own Cookie field always wins).
+    public var httpShouldSetCookies = true
     /// Where default handling of an authentication challenge looks for a credential.
     public var credentialStorage: CredentialStorage? = .shared
     /// Credentials from `~/.netrc` for the hosts it names, sent without a challenge (curl's `--netrc`).

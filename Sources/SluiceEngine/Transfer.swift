@@ -191,6 +191,10 @@ final class Transfer {
         for field in configuration.httpAdditionalHeaders where fields[field.name] == nil {
             fields.add(field.name, field.value)
         }
+        if configuration.httpShouldSetCookies, fields["Cookie"] == nil,
+           let cookies = configuration.httpCookieStorage?.header(for: request.url) {
+            fields.add("Cookie", cookies)
+        }
         if fields["Expect"] == nil { fields.add("Expect", "") }  // no 1 s wait for 100-continue
         if method == "POST", upload == nil || upload?.length == 0, fields["Content-Type"] == nil {
             fields.add("Content-Type", "")  // libcurl would name a form type for an empty POST; nobody asked for one
@@ -231,6 +235,8 @@ final class Transfer {
             if status != 101 { task.deliverInformational(makeResponse(headers: headerParser.fields, part: nil)) }
             return count
         }
+        // Every final head sets its cookies, a redirect's too, so the next hop of the same site carries them.
+        task.session.configuration.httpCookieStorage?.store(headerParser.fields, from: url, mainDocument: task.originalRequest.url)
         if let space = challengeSpace() {
             // With a credential of that kind on board, libcurl may answer this head itself (Digest's first round):
             // the challenge is the delegate's only once the body or the end shows it is final.

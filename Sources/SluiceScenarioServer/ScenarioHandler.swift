@@ -27,6 +27,8 @@ import NIOHTTP1
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
 /// - `/encoded/gzip`, `/encoded/deflate`, `/encoded/br`: `EncodedBodies.text` with that Content-Encoding
+/// - `/cookies` (the request's Cookie field back), `/cookies/set?NAME=VALUE...` [attributes=; Domain=... (percent-
+///   encoded, added to each); to=URL: answered with a redirect there]
 /// - `/early-hints`: a 103 Early Hints with a Link header, then 200 `hinted`
 /// - `/basic-auth/USER/PASS`, `/digest-auth/USER/PASS` (qop=auth, MD5), `/bearer/TOKEN`: 401 with the challenge
 ///   until the request answers it
@@ -183,6 +185,20 @@ final class ScenarioHandler: ChannelInboundHandler {
                                                  ("Content-Length", String(body.count))]))
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
             end(context, keepAlive: keepAlive)
+        case "cookies":  // /cookies echoes the Cookie field; /cookies/set?n=v sets them (then redirects with to=)
+            if parts.count > 1, parts[1] == "set" {
+                var headers = HTTPHeaders()
+                for (name, value) in query.sorted(by: { $0.key < $1.key }) where name != "to" && name != "attributes" {
+                    headers.add(name: "Set-Cookie", value: "\(name)=\(value)\(query["attributes"].map(Self.percentDecoded) ?? "")")
+                }
+                if let to = query["to"] {
+                    headers.add(name: "Location", value: Self.percentDecoded(to))
+                    return finish(context, .found, headers, body: "", keepAlive: keepAlive)
+                }
+                return finish(context, .ok, headers, body: "set\n", keepAlive: keepAlive)
+            }
+            finish(context, .ok, HTTPHeaders([("Content-Type", "text/plain")]),
+                   body: "cookie: \(head.headers.first(name: "Cookie") ?? "")\n", keepAlive: keepAlive)
         case "early-hints":  // a 103 with a Link, then the answer
             writeHead(context, HTTPResponseStatus(statusCode: 103, reasonPhrase: "Early Hints"),
                       HTTPHeaders([("Link", "</style.css>; rel=preload; as=style")]))

@@ -1,0 +1,157 @@
+// A session's cookies: what responses set (within the accept policy), what requests send, and the Netscape
+// cookie file that curl (-b/-c) and wget (--load-cookies/--save-cookies) read and write.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum CookieAcceptPolicy: String, Sendable {
+    case always
+    case never
+    /// Only cookies for the domain of the task's original request (URLSession's main document).
+    case onlyFromMainDocumentDomain
+}
+
+public final class CookieStorage: Sendable {
+    private struct State {
+        var cookies: [Cookie] = []
+        var policy: CookieAcceptPolicy = .always
+    }
+    private let state = Locked(State())
+
+    public init(acceptPolicy: CookieAcceptPolicy = .always) {
+        state.withLock { $0.policy = acceptPolicy }
+    }
+
+    public var acceptPolicy: CookieAcceptPolicy {
+        get { state.withLock { $0.policy } }
+        set { state.withLock { $0.policy = newValue } }
+    }
+
+    /// Every cookie that has not expired.
+    public var cookies: [Cookie] {
+        let now = Self.now()
+        return state.withLock { $0.cookies.filter { !$0.isExpired(now: now) } }
+    }
+
+    /// Replaces the cookie with the same name, domain and path; one that has expired is removed instead.
+    public func setCookie(_ cookie: Cookie) {
+        let now = Self.now()
+        state.withLock { s in
+            s.cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+            if !cookie.isExpired(now: now) { s.cookies.append(cookie) }
+        }
+    }
+
+    public func deleteCookie(_ cookie: Cookie) {
+        state.withLock { $0.cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path } }
+    }
+
+    public func removeAll() { state.withLock { $0.cookies.removeAll() } }
+
+    /// The cookies a request to `url` carries, longest path first (RFC 6265 5.4).
+    public func cookies(for url: URL) -> [Cookie] {
+        let now = Self.now()
+        return state.withLock { $0.cookies.filter { $0.matches(url, now: now) } }.sorted { $0.path.count > $1.path.count }
+    }
+
+    /// The `Cookie` header for a request to `url`, or nil when no cookie goes with it.
+    func header(for url: URL) -> String? {
+        let matching = cookies(for: url)
+        return matching.isEmpty ? nil : matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Takes the `Set-Cookie` fields of a response from `url`, within the accept policy.
+    func store(_ headers: HTTPHeaders, from url: URL, mainDocument: URL) {
+        let values = headers.fields.filter { $0.name.caseInsensitiveEquals("Set-Cookie") }.map(\.value)
+        guard !values.isEmpty else { return }
+        let now = Self.now()
+        let policy = acceptPolicy
+        for value in values {
+            guard let cookie = Cookie.parse(setCookie: value, from: url, now: now) else { continue }
+            switch policy {
+            case .never: continue
+            case .onlyFromMainDocumentDomain:
+                guard let main = mainDocument.host.map(Cookie.canonical), Cookie.domainMatches(main, cookie.domain)
+                    || Cookie.domainMatches(cookie.domain, main) else { continue }
+            case .always: break
+            }
+            setCookie(cookie)
+        }
+    }
+
+    // MARK: The Netscape cookie file
+
+    /// Reads a cookie file as curl and wget write it (tab-separated, `#HttpOnly_` prefix, 0 for a session
+    /// cookie). Lines that are not cookies are skipped, as curl does; returns how many were read.
+    @discardableResult
+    public func importNetscape(_ text: String) -> Int {
+        var count = 0
+        for rawLine in text.split(whereSeparator: \.isNewline) {
+            var line = Substring(rawLine)
+            var httpOnly = false
+            if line.hasPrefix("#HttpOnly_") {
+                httpOnly = true
+                line = line.dropFirst("#HttpOnly_".count)
+            } else if line.hasPrefix("#") || line.allSatisfy(\.isWhitespace) {
+                continue
+            }
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 7, let expiry = Double(f[4]) else { continue }
+            let includeSubdomains = f[1].uppercased() == "TRUE"
+            setCookie(Cookie(name: f[5], value: f[6...].joined(separator: "\t"), domain: f[0], hostOnly: !includeSubdomains,
+                             path: f[2], expires: expiry == 0 ? nil : expiry, secure: f[3].uppercased() == "TRUE",
+                             httpOnly: httpOnly))
+            count += 1
+        }
+        return count
+    }
+
+    /// The cookies in the Netscape format (session cookies included, with 0 as curl writes them).
+    public func exportNetscape() -> String {
+        var text = "# Netscape HTTP Cookie File\n# Written by sluice. Edit at your own risk.\n\n"
+        for c in cookies.sorted(by: { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }) {
+            let domain = (c.httpOnly ? "#HttpOnly_" : "") + (c.hostOnly ? "" : ".") + c.domain
+            let fields = [domain, c.hostOnly ? "FALSE" : "TRUE", c.path, c.secure ? "TRUE" : "FALSE",
+                          String(Int64(c.expires ?? 0)), c.name, c.value]
+            text += fields.joined(separator: "\t") + "\n"
+        }
+        return text
+    }
+
+    /// Reads a cookie file; a missing file is no cookies, as for curl's `-b FILE`.
+    public func load(from path: String) throws(TransferError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            guard access(path, F_OK) != 0 else {
+                throw TransferError(.cannotReadFile, "cannot read the cookie file \(path)")
+            }
+            return
+        }
+        importNetscape(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Writes the cookie file atomically (a temporary file renamed over it), readable by its owner only.
+    public func save(to path: String) throws(TransferError) {
+        let temporary = path + ".sluice-new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TransferError(.cannotWriteToFile, "cannot write the cookie file \(path)") }
+        let bytes = Array(exportNetscape().utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw TransferError(.cannotWriteToFile, "cannot write the cookie file \(path)")
+        }
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
