@@ -50,6 +50,8 @@ public enum TraceEncoder {
             fields += [("method", quote(space.authenticationMethod.rawValue)), ("host", quote(space.host)),
                        ("port", String(space.port)), ("realm", space.realm.map(quote) ?? "null"),
                        ("proxy", space.isProxy ? "true" : "false"), ("previousFailureCount", String(failures))]
+        case .needNewBodyStream:
+            break
         case .didReceiveInformationalResponse(let response):
             fields.append(("status", response.statusCode.map(String.init) ?? "null"))
             fields.append(("headers", object(response.headers)))

@@ -32,6 +32,11 @@ public protocol SessionTaskDelegate: SessionDelegate {
     /// credential for the space, else the 401 or 407 is the task's response).
     func urlSession(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
                     completionHandler: @escaping @Sendable (ChallengeDisposition) -> Void)
+    /// An upload streamed from an `UploadStream` must be sent again (a 307 or 308 redirect, an authentication
+    /// retry): answer with a new stream that gives the same bytes, or nil to end the task with
+    /// `.requestBodyStreamExhausted`. From any thread, at any later time.
+    func urlSession(_ session: Session, task: SessionTask,
+                    needNewBodyStream completionHandler: @escaping @Sendable (UploadStream?) -> Void)
     /// A 1xx response before the final one (103 Early Hints, for one); the transfer does not wait for it.
     func urlSession(_ session: Session, task: SessionTask, didReceiveInformationalResponse response: Response)
 }
@@ -95,6 +100,11 @@ extension SessionTaskDelegate {
     }
     public func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         fallback(in: session, for: task)?.urlSession(session, task: task, didFinishCollecting: metrics)
+    }
+    public func urlSession(_ session: Session, task: SessionTask,
+                           needNewBodyStream completionHandler: @escaping @Sendable (UploadStream?) -> Void) {
+        guard let next = fallback(in: session, for: task) else { return completionHandler(nil) }
+        next.urlSession(session, task: task, needNewBodyStream: completionHandler)
     }
     public func urlSession(_ session: Session, task: SessionTask, didReceiveInformationalResponse response: Response) {
         fallback(in: session, for: task)?.urlSession(session, task: task, didReceiveInformationalResponse: response)

@@ -27,6 +27,8 @@ public enum TaskEvent: Sendable, Equatable {
     case didReceiveChallenge(ProtectionSpace, previousFailureCount: Int)
     /// The delegate's disposition, by name (the credential itself is never in an event).
     case challengeAnswer(String)
+    /// A streamed upload must be sent again and the delegate is asked for a new stream.
+    case needNewBodyStream
     /// A 1xx response before the final one.
     case didReceiveInformationalResponse(Response)
 
@@ -49,6 +51,7 @@ public enum TaskEvent: Sendable, Equatable {
         case .didReceiveChallenge: "didReceiveChallenge"
         case .challengeAnswer: "challengeAnswer"
         case .didReceiveInformationalResponse: "didReceiveInformationalResponse"
+        case .needNewBodyStream: "needNewBodyStream"
         }
     }
 }

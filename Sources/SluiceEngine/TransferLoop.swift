@@ -28,6 +28,8 @@ final class TransferLoop: @unchecked Sendable {
         case redirect(Int, Request?)
         /// The delegate's answer to an authentication challenge.
         case challenge(Int, ChallengeAnswer)
+        /// The delegate's new body stream for an upload that must be sent again; nil: it has none.
+        case newBodyStream(Int, UploadStream?)
         /// A running data task becomes a download task.
         case convert(Int)
         /// An upload stream that ran dry has bytes again.
@@ -69,6 +71,8 @@ final class TransferLoop: @unchecked Sendable {
 
     // Loop thread only.
     private var transfers: [Int: Transfer] = [:]
+    /// Stream uploads between two requests, waiting for the delegate's new stream (and whether suspended).
+    private var awaitingStream: [Int: (task: UploadTask, suspended: Bool)] = [:]
     private var shuttingDown = false
     private var nextTimeoutCheck: UInt64 = 0
 
@@ -172,7 +176,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             let localFlowing = pumpLocalSources()
             flushOutbox()
-            if shuttingDown && transfers.isEmpty {
+            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty {
                 close()
                 return
             }
@@ -192,7 +196,21 @@ final class TransferLoop: @unchecked Sendable {
         case .drained(let id):
             if let t = transfers[id] { settle(t, t.drained()) }
         case .cancel(let id):
-            if let t = transfers[id] { finish(t, .cancelled(t.task.currentRequest.url)) }
+            if let t = transfers[id] {
+                finish(t, .cancelled(t.task.currentRequest.url))
+            } else if let waiting = awaitingStream.removeValue(forKey: id) {
+                waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
+            }
+        case .newBodyStream(let id, let stream):
+            guard let waiting = awaitingStream.removeValue(forKey: id) else { return }
+            guard let stream else {
+                return waiting.task.finish(error: TransferError(
+                    .requestBodyStreamExhausted, "the request body is needed again, and the delegate gave no new stream",
+                    failingURL: waiting.task.currentRequest.url))
+            }
+            waiting.task.body = .stream(stream)
+            start(waiting.task)
+            if waiting.suspended, let next = transfers[id] { settle(next, next.suspend()) }
         case .disposition(let id, let disposition):
             guard let t = transfers[id] else { return }
             switch disposition {
@@ -258,34 +276,27 @@ final class TransferLoop: @unchecked Sendable {
                                            failingURL: from.url))
         }
         if Redirection.dropsBody(from: from, to: request) { task.sendsBody = false }
-        if task.sendsBody, let upload = task as? UploadTask, case .stream = upload.body {
-            return finish(t, TransferError(.requestBodyStreamExhausted,
-                                           "the redirect needs the request body again, and a stream cannot be sent twice",
-                                           failingURL: from.url))
-        }
-        let suspended = t.isSuspended
-        transfers.removeValue(forKey: t.id)
-        retire(t)
-        task.redirectCount += 1
-        task.setCurrentRequest(request)
-        start(task)
-        if suspended, let next = transfers[task.taskIdentifier] { settle(next, next.suspend()) }
+        sendAgain(t, to: request)
     }
 
-    /// Sends a task's request again with the credential its delegate gave (a new transfer, like a redirect's,
-    /// but the same request, and not counted as a redirect).
-    private func resend(_ t: Transfer) {
+    /// The task's request goes out again on a new transfer: to a redirect's target (counted as a redirect), or
+    /// (nil) the same request with the credential a challenge's delegate gave. A streamed body cannot be read
+    /// twice, so the delegate is asked for a new stream first (`needNewBodyStream`).
+    private func sendAgain(_ t: Transfer, to next: Request?) {
         let task = t.task
-        if task.sendsBody, let upload = task as? UploadTask, case .stream = upload.body {
-            return finish(t, TransferError(.requestBodyStreamExhausted,
-                                           "the challenge needs the request body again, and a stream cannot be sent twice",
-                                           failingURL: task.currentRequest.url))
-        }
         let suspended = t.isSuspended
         transfers.removeValue(forKey: t.id)
         retire(t)
+        if let next {
+            task.redirectCount += 1
+            task.setCurrentRequest(next)
+        }
+        if task.sendsBody, let upload = task as? UploadTask, case .stream = upload.body {
+            awaitingStream[task.taskIdentifier] = (upload, suspended)
+            return upload.askForNewBodyStream()
+        }
         start(task)
-        if suspended, let next = transfers[task.taskIdentifier] { settle(next, next.suspend()) }
+        if suspended, let started = transfers[task.taskIdentifier] { settle(started, started.suspend()) }
     }
 
     /// Hands a data task's transfer to a new download task, between two chunks: what the data task was allowed
@@ -342,7 +353,7 @@ final class TransferLoop: @unchecked Sendable {
         case .continue: break
         case .finish(let error): finish(t, error)
         case .follow(let request): follow(t, to: request)
-        case .resend: resend(t)
+        case .resend: sendAgain(t, to: nil)
         }
     }
 

@@ -174,7 +174,7 @@ public struct Model: Equatable, Sendable {
             case .redirectAnswer(let followed):
                 if let followed { row.redirectedTo = followed.absoluteString }
             case .didFinishDownloadingTo, .willPerformHTTPRedirection, .didReceiveChallenge, .challengeAnswer,
-                 .didReceiveInformationalResponse:
+                 .didReceiveInformationalResponse, .needNewBodyStream:
                 break  // the timeline shows them
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false

@@ -48,6 +48,7 @@ public struct TimelineEntry: Equatable, Sendable {
                          + (failures > 0 ? ", \(failures) refused" : ""))
         case .challengeAnswer(let disposition): return entry(disposition)
         case .didReceiveInformationalResponse(let r): return entry(r.statusCode.map(String.init) ?? "-")
+        case .needNewBodyStream: return entry("")
         }
     }
 

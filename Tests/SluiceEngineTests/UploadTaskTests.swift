@@ -112,6 +112,21 @@ import Testing
         #expect(recorder.snapshot.responses.isEmpty)
     }
 
+    /// Given a new stream with the same bytes, a 307 sends the body again, and so does a challenge's retry.
+    @Test(arguments: ["/redirect/1?status=307&to=%2Fupload", "/redirect/1?status=308&to=%2Fupload"])
+    func aRedirectAsksForANewBodyStream(_ path: String) async throws {
+        let server = try Servers.shared()
+        let recorder = StreamGiver(bytes: 10_000)
+        let log = EventLog()
+        let session = Session(delegate: recorder, delegateQueue: recorder.queue, eventMonitor: log.monitor)
+        defer { session.finishTasksAndInvalidate() }
+        session.uploadTask(with: Request(url: server.url(path), method: "POST"), body: .stream(recorder.fresh())).resume()
+        #expect(await eventually { recorder.done.withLock { $0 != nil } })
+        #expect(recorder.done.withLock { $0 } == "bytes=10000 pattern=ok\n")
+        #expect(recorder.asked.withLock { $0 } == 1)
+        #expect(log.names.contains("needNewBodyStream"))
+    }
+
     @Test func aStarvedStreamUploadWakesAfterItsTaskBecameADownload() async throws {
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
@@ -166,5 +181,39 @@ func writePatternFile(_ path: String, size: Int) throws {
         let n = min(period.count, size - written)
         try handle.write(contentsOf: period.prefix(n))
         written += n
+    }
+}
+
+/// Gives a stream of `bytes` pattern bytes at the start and again whenever the engine asks for a new one.
+final class StreamGiver: SessionDataDelegate, @unchecked Sendable {
+    let queue = DispatchQueue(label: "test.streams")
+    let asked = Locked(0)
+    let done = Locked<String?>(nil)
+    private let body = Locked(Data())
+    private let bytes: Int
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    func fresh() -> UploadStream {
+        let stream = UploadStream(capacity: 64 << 10)
+        let content = patternBytes(count: bytes)
+        Task {
+            try? await stream.write(content)
+            stream.finish()
+        }
+        return stream
+    }
+
+    func urlSession(_ session: Session, task: SessionTask,
+                    needNewBodyStream completionHandler: @escaping @Sendable (UploadStream?) -> Void) {
+        asked.withLock { $0 += 1 }
+        completionHandler(fresh())
+    }
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) { body.withLock { $0.append(data) } }
+
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        let text = error.map { "error \($0.code)" } ?? String(decoding: body.withLock { $0 }, as: UTF8.self)
+        done.withLock { $0 = text }
     }
 }
