@@ -8,6 +8,9 @@ import Foundation
 
 public enum AuthenticationMethod: String, Sendable, Hashable {
     case basic, digest, bearer
+    /// The server's certificate did not verify: answer `.useCredential(.serverTrust)` to accept it for this
+    /// task's requests to that host and port, anything else to fail with the verification error.
+    case serverTrust
     /// A scheme libcurl may still negotiate (NTLM, Negotiate): answered with a credential, libcurl picks it.
     case other
 }
@@ -48,11 +51,23 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
 public struct Credential: Sendable, Hashable {
     public let user: String
     public let password: String
+    /// Not a user's credential but the acceptance of a server's certificate (URLSession's `URLCredential(trust:)`).
+    public let isServerTrust: Bool
 
     public init(user: String, password: String) {
         self.user = user
         self.password = password
+        isServerTrust = false
     }
+
+    private init(trust: Void) {
+        user = ""
+        password = ""
+        isServerTrust = true
+    }
+
+    /// The answer to a `.serverTrust` challenge that accepts the certificate.
+    public static let serverTrust = Credential(trust: ())
 }
 
 public struct AuthenticationChallenge: Sendable {
@@ -61,8 +76,10 @@ public struct AuthenticationChallenge: Sendable {
     public let previousFailureCount: Int
     /// The credential that was just refused, or the stored one default handling would use.
     public let proposedCredential: Credential?
-    /// The 401 or 407 response that asked.
-    public let failureResponse: Response
+    /// The 401 or 407 response that asked; nil for a server-trust challenge, which comes before any response.
+    public let failureResponse: Response?
+    /// Why the certificate was not trusted (libcurl's words), for a server-trust challenge.
+    public let error: TransferError?
 }
 
 /// The delegate's answer to a challenge, URLSession's four.

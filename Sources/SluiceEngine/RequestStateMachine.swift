@@ -76,6 +76,8 @@ struct RequestStateMachine: Equatable {
     private(set) var multipart = false
     /// data: and file: bodies are read by the loop itself; there is nothing to unpause.
     let isLocal: Bool
+    /// The challenge being asked came before any head (server trust): there is no response to fall back to.
+    private var askingWithoutResponse = false
 
     init(isLocal: Bool = false) {
         self.isLocal = isLocal
@@ -133,6 +135,16 @@ struct RequestStateMachine: Equatable {
     mutating func challengeHeadArrived() -> Action {
         guard state == .head else { return impossible("a challenge head") }
         state = .askingChallenge(ended: nil)
+        askingWithoutResponse = false
+        return .askChallenge
+    }
+
+    /// The request ended before any head because the server's certificate did not verify: the delegate may
+    /// trust it (the request is then sent again) or not (the task ends with `error`).
+    mutating func untrustedServer(_ error: TransferError) -> Action {
+        guard state == .head else { return impossible("an untrusted server") }
+        state = .askingChallenge(ended: Ending(error: error))
+        askingWithoutResponse = true
         return .askChallenge
     }
 
@@ -265,9 +277,11 @@ struct RequestStateMachine: Equatable {
 
     /// The delegate's answer to a challenge: send the request again with a credential, or (false) take the
     /// 401 or 407 as the response. `shortBody` as for redirects.
+    /// A server-trust challenge has no response: refused, the task ends with the verification error.
     mutating func challengeAnswered(resend: Bool, shortBody: Bool) -> Action {
         guard case .askingChallenge(let ending) = state else { return impossible("a challenge answer") }
         guard resend else {
+            if askingWithoutResponse { return finishWhenFree(ending?.error) }
             state = .awaitingAnswer(ended: ending)
             return .deliverResponse
         }

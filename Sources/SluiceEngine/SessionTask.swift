@@ -230,6 +230,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     var serverCredential: (credential: Credential, space: ProtectionSpace)?
     var proxyCredential: (credential: Credential, space: ProtectionSpace)?
     var refusedCredentials: [ProtectionSpace: Int] = [:]
+    /// The server whose certificate the delegate accepted in a server-trust challenge (loop thread only).
+    var trustedServer: ProtectionSpace?
 
     /// A 1xx response: told, not waited for.
     func deliverInformational(_ response: Response) {

@@ -186,6 +186,10 @@ final class Transfer {
             sendsProxyCredential = true
         }
         if configuration.usesNetrc { setLong(CURLOPT_NETRC, 1) }  // CURL_NETRC_OPTIONAL
+        if let trusted = task.trustedServer, trusted.covers(request.url) {  // the delegate accepted its certificate
+            setLong(CURLOPT_SSL_VERIFYPEER, 0)
+            setLong(CURLOPT_SSL_VERIFYHOST, 0)
+        }
 
         var fields = request.headers
         for field in configuration.httpAdditionalHeaders where fields[field.name] == nil {
@@ -220,6 +224,7 @@ final class Transfer {
         case .digest: 2  // CURLAUTH_DIGEST
         case .bearer: 64  // CURLAUTH_BEARER
         case .other: ~16  // CURLAUTH_ANY
+        case .serverTrust: 0  // not an HTTP scheme: trust changes verification instead
         }
     }
 
@@ -292,8 +297,20 @@ final class Transfer {
             : task.session.configuration.credentialStorage?.credential(for: space)
         task.deliverChallenge(AuthenticationChallenge(
             protectionSpace: space, previousFailureCount: refused, proposedCredential: proposed,
-            failureResponse: makeResponse(headers: headerParser.fields, part: nil)))
+            failureResponse: makeResponse(headers: headerParser.fields, part: nil), error: nil))
         return count
+    }
+
+    /// The server's certificate did not verify before any head came: the delegate may trust it.
+    private func askToTrust(_ error: TransferError) -> Outcome {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        let space = ProtectionSpace(host: url.host ?? "", port: url.port ?? ProtectionSpace.defaultPort(scheme),
+                                    protocol: scheme, realm: nil, authenticationMethod: .serverTrust)
+        let action = machine.untrustedServer(error)
+        guard case .askChallenge = action else { return perform(action) }
+        task.deliverChallenge(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0,
+                                                      proposedCredential: nil, failureResponse: nil, error: error))
+        return .continue
     }
 
     /// The head still waiting to be judged is a final challenge (a credential was refused): ask the delegate.
@@ -502,6 +519,10 @@ final class Transfer {
         reportSent(final: true)
         // A refused body ends with libcurl's write error; the machine knows the real reason.
         let error = code == CURLE_OK || machine.refusesBody ? nil : makeError(code)
+        if let error, error.code == .serverCertificateUntrusted, machine.readsHead, !headerParser.isComplete,
+           task.trustedServer == nil {
+            return askToTrust(error)
+        }
         askIfRefused()
         return perform(machine.ended(error, headComplete: headerParser.isComplete))
     }

@@ -231,7 +231,14 @@ final class TransferLoop: @unchecked Sendable {
             case .takeResponse:
                 settle(t, t.challengeAnswered(resend: false))
             case .resend(let credential, let space):
-                if space.isProxy { t.task.proxyCredential = (credential, space) } else { t.task.serverCredential = (credential, space) }
+                if space.authenticationMethod == .serverTrust {
+                    guard credential.isServerTrust else { return settle(t, t.challengeAnswered(resend: false)) }
+                    t.task.trustedServer = space
+                } else if space.isProxy {
+                    t.task.proxyCredential = (credential, space)
+                } else {
+                    t.task.serverCredential = (credential, space)
+                }
                 settle(t, t.challengeAnswered(resend: true))
             }
         case .convert(let id):

@@ -9,30 +9,30 @@ import Testing
 @Suite struct OutputTargetTests {
     // MARK: Streams: written into directly, no --force, no temporary file, no resume data
 
-    @Test func aFIFOReceivesTheBodyByteIdentical() throws {
+    @Test func aFIFOReceivesTheBodyByteIdentical() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let fifo = dir.path + "/pipe"
         try #require(mkfifo(fifo, 0o600) == 0)
         let reader = StreamReader.fifo(fifo)
-        let failure = runGet([server.url("/bytes/300000").absoluteString, "-o", fifo])
-        let body = reader.finish(unblocking: fifo)
+        let failure = await runGet([server.url("/bytes/300000").absoluteString, "-o", fifo])
+        let body = await reader.finish(unblocking: fifo)
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(isPattern(body, count: 300_000))
         #expect(FileKind.of(fifo) == S_IFIFO, "the FIFO is still a FIFO")
         #expect(dir.entries == ["pipe"], "no temporary file and no resume data beside it")
     }
 
-    @Test func aFIFOThatLosesItsConnectionKeepsNoResumeData() throws {
+    @Test func aFIFOThatLosesItsConnectionKeepsNoResumeData() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let fifo = dir.path + "/pipe"
         try #require(mkfifo(fifo, 0o600) == 0)
         let reader = StreamReader.fifo(fifo)
-        let failure = runGet([server.url("/bytes/300000?drop=100000").absoluteString, "-o", fifo])
-        let body = reader.finish(unblocking: fifo)
+        let failure = await runGet([server.url("/bytes/300000?drop=100000").absoluteString, "-o", fifo])
+        let body = await reader.finish(unblocking: fifo)
         #expect(failure?.code == 1)
         #expect(failure?.message.contains("resume") == false, "a stream cannot be resumed: \(failure?.message ?? "")")
         #expect(isPattern(body, count: 100_000), "the bytes that came went through")
@@ -40,21 +40,21 @@ import Testing
     }
 
     /// A data task that becomes a download at the response still delivers its body to the stream, whole.
-    @Test func becomeDownloadIntoAFIFODeliversTheFile() throws {
+    @Test func becomeDownloadIntoAFIFODeliversTheFile() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let fifo = dir.path + "/pipe"
         try #require(mkfifo(fifo, 0o600) == 0)
         let reader = StreamReader.fifo(fifo)
-        let failure = runGet([server.url("/bytes/600000").absoluteString, "-o", fifo, "--disposition", "becomeDownload"])
-        let body = reader.finish(unblocking: fifo)
+        let failure = await runGet([server.url("/bytes/600000").absoluteString, "-o", fifo, "--disposition", "becomeDownload"])
+        let body = await reader.finish(unblocking: fifo)
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(isPattern(body, count: 600_000), "got \(body.count) bytes")
         #expect(dir.entries == ["pipe"])
     }
 
-    @Test func aSymlinkToAFIFOWritesIntoTheFIFO() throws {
+    @Test func aSymlinkToAFIFOWritesIntoTheFIFO() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
@@ -62,31 +62,31 @@ import Testing
         try #require(mkfifo(fifo, 0o600) == 0)
         try #require(symlink("pipe", dir.path + "/link") == 0)
         let reader = StreamReader.fifo(fifo)
-        let failure = runGet([server.url("/bytes/5000").absoluteString, "-o", dir.path + "/link"])
-        let body = reader.finish(unblocking: fifo)
+        let failure = await runGet([server.url("/bytes/5000").absoluteString, "-o", dir.path + "/link"])
+        let body = await reader.finish(unblocking: fifo)
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(isPattern(body, count: 5000))
         #expect(FileKind.of(dir.path + "/link", following: false) == S_IFLNK)
         #expect(dir.entries == ["link", "pipe"])
     }
 
-    @Test func aUnixSocketReceivesTheBody() throws {
+    @Test func aUnixSocketReceivesTheBody() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let path = dir.path + "/sock"
         let reader = try #require(StreamReader.socket(path))
-        let failure = runGet([server.url("/bytes/70000").absoluteString, "-o", path])
-        let body = reader.finish(unblocking: nil)
+        let failure = await runGet([server.url("/bytes/70000").absoluteString, "-o", path])
+        let body = await reader.finish(unblocking: nil)
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(isPattern(body, count: 70000))
         #expect(FileKind.of(path) == S_IFSOCK)
     }
 
     /// /dev/null itself, only without --force (the old code refused then, and never touched it).
-    @Test func devNullWithoutForceDiscardsTheBody() throws {
+    @Test func devNullWithoutForceDiscardsTheBody() async throws {
         let server = try CLIServers.shared()
-        let failure = runGet([server.url("/bytes/100000").absoluteString, "-o", "/dev/null"])
+        let failure = await runGet([server.url("/bytes/100000").absoluteString, "-o", "/dev/null"])
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(FileKind.of("/dev/null", following: false) == S_IFCHR)
     }
@@ -94,14 +94,14 @@ import Testing
     /// Our own node for the null device (1, 3) in a scratch directory, so that --force is tried on a node nobody
     /// else needs. Needs the right to make device nodes (root); skipped otherwise.
     @Test(.enabled(if: Scratch.canMakeDeviceNodes))
-    func aCharacterDeviceIsWrittenIntoEvenWithForce() throws {
+    func aCharacterDeviceIsWrittenIntoEvenWithForce() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let node = dir.path + "/null"
         try #require(mknod(node, S_IFCHR | 0o666, deviceNumber(1, 3)) == 0)
         for extra in [[], ["--force"]] {
-            let failure = runGet([server.url("/bytes/100000").absoluteString, "-o", node] + extra)
+            let failure = await runGet([server.url("/bytes/100000").absoluteString, "-o", node] + extra)
             #expect(failure == nil, "\(extra): \(failure?.message ?? "")")
             #expect(FileKind.of(node, following: false) == S_IFCHR, "\(extra): the device node is still a device node")
             #expect(dir.entries == ["null"], "\(extra): no temporary file, no resume data")
@@ -111,13 +111,13 @@ import Testing
     /// A block device holds data: like an existing file it is refused without --force. The node's numbers name
     /// no device here (major 240 is for local use), and the refusal comes before anything is opened.
     @Test(.enabled(if: Scratch.canMakeDeviceNodes))
-    func aBlockDeviceIsRefusedWithoutForce() throws {
+    func aBlockDeviceIsRefusedWithoutForce() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let node = dir.path + "/disk"
         try #require(mknod(node, S_IFBLK | 0o600, deviceNumber(240, 77)) == 0)
-        let failure = runGet([server.url("/bytes/100").absoluteString, "-o", node])
+        let failure = await runGet([server.url("/bytes/100").absoluteString, "-o", node])
         #expect(failure?.code == 1)
         #expect(failure?.message.contains("--force") == true, "\(failure?.message ?? "")")
         #expect(FileKind.of(node, following: false) == S_IFBLK)
@@ -126,13 +126,13 @@ import Testing
 
     // MARK: Symlinks: what they point to, never the link itself
 
-    @Test func aSymlinkToAFileIsAnExistingFile() throws {
+    @Test func aSymlinkToAFileIsAnExistingFile() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         try Data("precious".utf8).write(to: URL(fileURLWithPath: dir.path + "/target"))
         try #require(symlink("target", dir.path + "/link") == 0)
-        let failure = runGet([server.url("/bytes/100").absoluteString, "-o", dir.path + "/link"])
+        let failure = await runGet([server.url("/bytes/100").absoluteString, "-o", dir.path + "/link"])
         #expect(failure?.code == 1)
         #expect(failure?.message.contains("--force") == true, "\(failure?.message ?? "")")
         #expect(FileManager.default.contents(atPath: dir.path + "/target") == Data("precious".utf8))
@@ -140,14 +140,14 @@ import Testing
         #expect(dir.entries == ["link", "target"])
     }
 
-    @Test func forceReplacesTheContentOfWhatTheSymlinkPointsTo() throws {
+    @Test func forceReplacesTheContentOfWhatTheSymlinkPointsTo() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         try FileManager.default.createDirectory(atPath: dir.path + "/real", withIntermediateDirectories: false)
         try Data("precious".utf8).write(to: URL(fileURLWithPath: dir.path + "/real/target"))
         try #require(symlink("real/target", dir.path + "/link") == 0)
-        let failure = runGet([server.url("/bytes/3000").absoluteString, "-o", dir.path + "/link", "--force"])
+        let failure = await runGet([server.url("/bytes/3000").absoluteString, "-o", dir.path + "/link", "--force"])
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(FileKind.of(dir.path + "/link", following: false) == S_IFLNK, "the link is still a link")
         #expect(readLink(dir.path + "/link") == "real/target")
@@ -156,12 +156,12 @@ import Testing
         #expect(Scratch.entries(dir.path + "/real") == ["target"])
     }
 
-    @Test func aDanglingSymlinkGetsItsTargetCreated() throws {
+    @Test func aDanglingSymlinkGetsItsTargetCreated() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         try #require(symlink("new.bin", dir.path + "/link") == 0)
-        let failure = runGet([server.url("/bytes/3000").absoluteString, "-o", dir.path + "/link"])
+        let failure = await runGet([server.url("/bytes/3000").absoluteString, "-o", dir.path + "/link"])
         #expect(failure == nil, "\(failure?.message ?? "")")
         #expect(readLink(dir.path + "/link") == "new.bin")
         #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/new.bin"), count: 3000))
@@ -169,14 +169,14 @@ import Testing
 
     // MARK: Directories: a clear error that names the option that saves inside one
 
-    @Test func aDirectoryIsAClearError() throws {
+    @Test func aDirectoryIsAClearError() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         try FileManager.default.createDirectory(atPath: dir.path + "/out", withIntermediateDirectories: false)
         try #require(symlink("out", dir.path + "/link") == 0)
         for target in ["out", "out/", "link"] {
-            let failure = runGet([server.url("/bytes/100").absoluteString, "-o", dir.path + "/" + target])
+            let failure = await runGet([server.url("/bytes/100").absoluteString, "-o", dir.path + "/" + target])
             #expect(failure?.code == 1, "\(target)")
             #expect(failure?.message.contains("is a directory") == true, "\(target): \(failure?.message ?? "")")
             #expect(failure?.message.contains("--output-dir") == true, "\(target): \(failure?.message ?? "")")
@@ -187,7 +187,7 @@ import Testing
 
     // MARK: Classification without a transfer
 
-    @Test func dashAndDevStdoutAreOpenDescriptors() throws {
+    @Test func dashAndDevStdoutAreOpenDescriptors() async throws {
         for (path, expected) in [("-", Int32(1)), ("/dev/stdout", 1), ("/dev/stderr", 2), ("/dev/fd/2", 2), ("/proc/self/fd/1", 1)] {
             guard case .descriptor(let fd) = try OutputTarget.classify(path, force: false) else {
                 Issue.record("\(path) is not an open descriptor")
@@ -197,7 +197,7 @@ import Testing
         }
     }
 
-    @Test func aSymlinkLoopIsAClearError() throws {
+    @Test func aSymlinkLoopIsAClearError() async throws {
         let dir = try Scratch()
         defer { dir.remove() }
         try #require(symlink("b", dir.path + "/a") == 0 && symlink("a", dir.path + "/b") == 0)
@@ -207,7 +207,13 @@ import Testing
 }
 
 /// Runs `sluice get ARGS` in this process; the failure it ended with, or nil on success.
-func runGet(_ arguments: [String]) -> CLIFailure? {
+/// Runs `sluice get` in-process on a thread of its own: it blocks until the transfer ends, and a blocked test
+/// must not hold one of the few threads of Swift's concurrency pool, which every other test needs.
+func runGet(_ arguments: [String]) async -> CLIFailure? {
+    await offThePool { runGetBlocking(arguments) }
+}
+
+func runGetBlocking(_ arguments: [String]) -> CLIFailure? {
     do {
         var command = try GetCommand.parse(arguments)
         try command.run()

@@ -119,7 +119,11 @@ final class StreamReader: @unchecked Sendable {
 
     /// What the reader got, once the writer is gone; a reader never reached by a writer is released (an empty
     /// body). Gives up after 30 s with a recorded issue rather than hanging the suite.
-    func finish(unblocking path: String?) -> Data {
+    func finish(unblocking path: String?) async -> Data {
+        await offThePool { self.finishBlocking(unblocking: path) }
+    }
+
+    private func finishBlocking(unblocking path: String?) -> Data {
         let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
         while true {
             if let data = body.withLock({ $0 }) { return data }
@@ -154,4 +158,11 @@ func bindUnix(_ fd: Int32, _ path: String, connect: Bool) -> Bool {
 /// Linux's dev_t from a major and minor number (glibc's makedev is a macro Swift cannot import).
 func deviceNumber(_ major: UInt64, _ minor: UInt64) -> dev_t {
     dev_t(((major & 0xfffff000) << 32) | ((major & 0xfff) << 8) | ((minor & 0xffffff00) << 12) | (minor & 0xff))
+}
+
+/// Runs blocking work on a thread of its own and awaits its result.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
 }

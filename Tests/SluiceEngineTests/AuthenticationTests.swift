@@ -88,7 +88,7 @@ private let wrong = Credential(user: "ann", password: "guess")
         #expect(space.realm == "sluice")
         #expect(space.host == "127.0.0.1")
         #expect(s.challenges.first?.previousFailureCount == 0)
-        #expect(s.challenges.first?.failureResponse.statusCode == 401)
+        #expect(s.challenges.first?.failureResponse?.statusCode == 401)
         #expect(log.names.contains("didReceiveChallenge"))
         #expect(log.events.contains(.challengeAnswer("useCredential")))
     }

@@ -169,6 +169,41 @@ private func isInternalError(_ action: Machine.Action) -> Bool {
     }
 }
 
+@Suite struct RequestStateMachineChallengeTests {
+    @Test func aChallengeIsAskedAndItsBodyKept() {
+        var m = machine()
+        #expect(m.challengeHeadArrived() == .askChallenge)
+        #expect(m.bodyArrived(fits: true, isMultipart: false) == .gather)
+        #expect(!m.mayFlush)
+    }
+
+    @Test func aCredentialSendsTheRequestAgainAfterAShortBody() {
+        var m = machine { _ = $0.challengeHeadArrived() }
+        #expect(m.challengeAnswered(resend: true, shortBody: true) == .none)
+        #expect(m.ended(nil, headComplete: true) == .resend)
+    }
+
+    @Test func noCredentialMakesThe401TheResponse() {
+        var m = machine { _ = $0.challengeHeadArrived() }
+        _ = m.ended(nil, headComplete: true)
+        #expect(m.challengeAnswered(resend: false, shortBody: true) == .deliverResponse)
+        #expect(m.answerAllowed() == .finish(nil))
+    }
+
+    @Test func anUntrustedServerIsAskedAndRefusalKeepsTheError() {
+        let untrusted = TransferError(.serverCertificateUntrusted, "self-signed certificate")
+        var m = machine()
+        #expect(m.untrustedServer(untrusted) == .askChallenge)
+        #expect(m.challengeAnswered(resend: false, shortBody: false) == .finish(untrusted))  // no 401 to fall back on
+    }
+
+    @Test func anUntrustedServerTrustedIsAskedAgain() {
+        var m = machine()
+        _ = m.untrustedServer(TransferError(.serverCertificateUntrusted, "expired"))
+        #expect(m.challengeAnswered(resend: true, shortBody: false) == .resend)
+    }
+}
+
 @Suite struct RequestStateMachineHoldTests {
     @Test func suspendingPausesEverything() {
         var m = machine(streaming)
