@@ -202,8 +202,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             }
             guard let file else {
                 session.delegateQueue.async { [self] in
-                    handler?(nil)
-                    reportCompletion(error)
+                    makeLastCalls {
+                        handler?(nil)
+                        self.reportCompletion(error)
+                    }
                 }
                 return
             }
@@ -211,9 +213,11 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             guard var error = error ?? writeFailure else {
                 reportProgress(final: true)
                 session.delegateQueue.async { [self] in
-                    handler?(nil)  // it finished before the cancel took effect: nothing to resume
-                    finishDownload(at: file.path)
-                    reportCompletion(nil)
+                    makeLastCalls {
+                        handler?(nil)  // it finished before the cancel took effect: nothing to resume
+                        self.finishDownload(at: file.path)
+                        self.reportCompletion(nil)
+                    }
                 }
                 return
             }
@@ -222,8 +226,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             error.resumeData = resume
             let final = error
             session.delegateQueue.async { [self] in
-                handler?(resume)
-                reportCompletion(final)
+                makeLastCalls {
+                    handler?(resume)
+                    self.reportCompletion(final)
+                }
             }
         }
     }

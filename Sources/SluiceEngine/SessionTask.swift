@@ -94,14 +94,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     // MARK: Control
 
     public func resume() {
-        var endedWhileSuspended = false
+        var then = TaskLifecycle.Action.none
         let refused = lifecycle.withLock { life -> Bool in
             switch life.resume() {
             case .none:
                 return false
-            case .reportEnd:
+            case let ending where ending == .deliverKeptEnd || ending == .releaseHeldEnd:
                 emitStateChange(.running)
-                endedWhileSuspended = true
+                then = ending
                 return false
             case .start:
                 resolveTarget()
@@ -121,7 +121,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             finish(error: TransferError(.sessionInvalidated, "the session was invalidated before this task started",
                                         failingURL: originalRequest.url))
         }
-        if endedWhileSuspended { reportKeptEnd(info.withLock { $0.error }) }
+        deliverEnd(then)
     }
 
     /// Really pauses the bytes: the transfer stops reading, and no chunk reaches the delegate until `resume()`.
@@ -135,35 +135,54 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     public func cancel() {
-        enum Then { case nothing, finish, reportKeptEnd }
-        let then = lifecycle.withLock { life -> Then in
+        var then = TaskLifecycle.Action.none
+        let neverStarted = lifecycle.withLock { life -> Bool in
             let wasStarted = life.started
             switch life.cancel() {
             case .cancel:
                 emitStateChange(.canceling)
                 if wasStarted { session.loop.send(.cancel(taskIdentifier)) } else { resolveTarget() }
-                return wasStarted ? .nothing : .finish
-            case .reportEnd:
-                emitStateChange(.canceling)
-                return .reportKeptEnd
-            default:
-                return .nothing
+                return !wasStarted
+            case let ending:
+                then = ending
+                return false
             }
         }
-        switch then {
-        case .nothing: break
-        case .finish: finish(error: .cancelled(originalRequest.url))
-        case .reportKeptEnd:  // the transfer had ended unseen; the caller's cancel is what the delegate hears
-            let error = TransferError.cancelled(originalRequest.url)
-            info.withLock { $0.error = error }
-            reportKeptEnd(error)
+        if neverStarted { finish(error: .cancelled(originalRequest.url)) }
+        deliverEnd(then)
+    }
+
+    /// Delivers an end the suspension kept back, now that the task is resumed (or cancelled).
+    private func deliverEnd(_ action: TaskLifecycle.Action) {
+        switch action {
+        case .deliverKeptEnd:
+            gateClosed.store(false, ordering: .sequentiallyConsistent)
+            completeDelivery(info.withLock { $0.error })
+        case .releaseHeldEnd:
+            gateClosed.store(false, ordering: .sequentiallyConsistent)
+            session.delegateQueue.async { [self] in
+                guard lifecycle.withLock({ $0.arriveAtDelegate() }) else { return }  // suspended again: held again
+                let last = heldEnd
+                heldEnd = nil
+                last?()
+            }
+        default:
+            break
         }
     }
 
-    /// Reports an end that came while the task was suspended, now that it is resumed or cancelled.
-    private func reportKeptEnd(_ error: TransferError?) {
-        gateClosed.store(false, ordering: .sequentiallyConsistent)
-        completeDelivery(error)
+    /// Delegate queue: the task's last calls, waiting for a resume when the task was suspended on their way.
+    private var heldEnd: (() -> Void)?
+
+    /// Delegate queue: makes the task's last calls now, or keeps them if it was suspended after its transfer
+    /// ended (they run at `resume()` or `cancel()`).
+    func makeLastCalls(_ last: @escaping () -> Void) {
+        assertOnDelegateQueue()
+        if lifecycle.withLock({ $0.arriveAtDelegate() }) {
+            last()
+        } else {
+            heldEnd = last
+        }
     }
 
     func resolveTarget(inheriting inherited: SessionTaskDelegate? = nil) {
@@ -360,7 +379,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Download tasks first settle their file, then report.
     func completeDelivery(_ error: TransferError?) {
-        session.loop.deliver { self.reportCompletion(error) }
+        session.loop.deliver { self.makeLastCalls { self.reportCompletion(error) } }
     }
 
     /// Delegate queue: the last events of the task.

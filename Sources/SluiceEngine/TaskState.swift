@@ -5,6 +5,11 @@ public enum TaskState: String, Sendable {
 }
 
 /// The public lifecycle of one task. Every event returns what the engine must do; nothing here touches a socket.
+///
+/// A transfer's end travels from the loop to the delegate queue, and the task may be suspended on the way (a
+/// delegate that suspends in `didReceive data` while libcurl already has the rest). The task stays `running` or
+/// `suspended` until its last calls are made, and a suspended task's end waits for `resume()` or `cancel()`:
+/// no byte and no completion reaches a suspended delegate.
 struct TaskLifecycle: Equatable {
     enum Action: Equatable {
         case none
@@ -16,25 +21,36 @@ struct TaskLifecycle: Equatable {
         case unpause
         /// Tear the transfer down and report cancellation.
         case cancel
-        /// The transfer ended while the task was suspended: report that end now.
-        case reportEnd
+        /// The transfer ended while the task was suspended and nothing was delivered yet: deliver the end now.
+        case deliverKeptEnd
+        /// The end reached the delegate queue while the task was suspended: make its held calls now.
+        case releaseHeldEnd
     }
 
     /// What to do with a transfer's end.
     enum Ending: Equatable {
         case report
-        /// The task is suspended: the end is kept until `resume()` or `cancel()`, so that no byte or completion
-        /// reaches a suspended delegate.
+        /// The task is suspended: the end is kept until `resume()` or `cancel()`.
         case waitForResume
-        /// Already completed (or already waiting): nothing more to report.
+        /// Already ended: nothing more to report.
         case alreadyEnded
+    }
+
+    /// Where the end of the transfer stands.
+    enum EndState: Equatable {
+        case none
+        /// Ended while suspended; nothing delivered yet.
+        case kept
+        /// On its way to the delegate queue.
+        case delivering
+        /// Reached the delegate queue while suspended; its calls wait.
+        case held
     }
 
     private(set) var state: TaskState = .suspended
     /// Whether the transfer was ever started; a suspended task that never ran starts on resume.
     private(set) var started = false
-    /// The transfer ended while the task was suspended; its report waits for resume or cancel.
-    private(set) var endPending = false
+    private(set) var endState = EndState.none
 
     init() {}
 
@@ -46,11 +62,21 @@ struct TaskLifecycle: Equatable {
 
     mutating func resume() -> Action {
         guard state == .suspended else { return .none }  // URLSession ignores resume in other states
-        if endPending { return reportPendingEnd() }
-        state = .running
-        if started { return .unpause }
-        started = true
-        return .start
+        switch endState {
+        case .kept:
+            state = .running
+            endState = .delivering
+            return .deliverKeptEnd
+        case .held:
+            state = .running
+            endState = .delivering
+            return .releaseHeldEnd
+        case .none, .delivering:
+            state = .running
+            if started { return .unpause }
+            started = true
+            return .start
+        }
     }
 
     mutating func suspend() -> Action {
@@ -60,42 +86,47 @@ struct TaskLifecycle: Equatable {
     }
 
     mutating func cancel() -> Action {
-        switch state {
-        case .suspended where endPending:
-            return reportPendingEnd()
-        case .running, .suspended:
+        switch (state, endState) {
+        case (.suspended, .kept), (.suspended, .held):
+            return resume()  // the transfer has ended: its end, not a cancellation, is what happened
+        case (_, .delivering):
+            return .none  // the completion is on its way
+        case (.running, _), (.suspended, _):
             state = .canceling
             return .cancel
-        case .canceling, .completed:
+        case (.canceling, _), (.completed, _):
             return .none
         }
     }
 
-    /// The transfer has ended (finished, failed or cancelled). Returns false if it had already completed.
-    /// (A conversion's hand-over: the data task ends whatever its state, its transfer goes on.)
+    /// A conversion's hand-over: the data task ends whatever its state, its transfer goes on. Returns false if
+    /// it had already completed.
     mutating func complete() -> Bool {
         guard state != .completed else { return false }
         state = .completed
         return true
     }
 
-    /// The transfer has ended: report it, or keep it while the task is suspended.
+    /// The loop ended the transfer: report it, or keep it while the task is suspended.
     mutating func end() -> Ending {
-        switch state {
-        case .completed: return .alreadyEnded
-        case .suspended where started:
-            if endPending { return .alreadyEnded }
-            endPending = true
+        guard state != .completed, endState == .none else { return .alreadyEnded }
+        if state == .suspended && started {
+            endState = .kept
             return .waitForResume
-        default:
-            state = .completed
-            return .report
         }
+        endState = .delivering
+        return .report
     }
 
-    private mutating func reportPendingEnd() -> Action {
-        endPending = false
+    /// The end reached the delegate queue: true when its calls may be made now (the task is then completed),
+    /// false when the task was suspended on the way and they must wait.
+    mutating func arriveAtDelegate() -> Bool {
+        if state == .suspended {
+            endState = .held
+            return false
+        }
         state = .completed
-        return .reportEnd
+        endState = .none
+        return true
     }
 }

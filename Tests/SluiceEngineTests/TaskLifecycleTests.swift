@@ -86,24 +86,41 @@ import Testing
         #expect(step { life.end() } == .waitForResume)
         #expect(life.state == .suspended)
         #expect(step { life.end() } == .alreadyEnded)  // kept once
-        #expect(step { life.resume() } == .reportEnd)
+        #expect(step { life.resume() } == .deliverKeptEnd)
+        #expect(step { life.arriveAtDelegate() })
         #expect(life.state == .completed)
     }
 
-    @Test func aCancelReportsTheKeptEnd() {
+    @Test func aCancelDeliversTheKeptEnd() {
         var life = TaskLifecycle()
         _ = life.resume()
         _ = life.suspend()
         _ = life.end()
-        #expect(step { life.cancel() } == .reportEnd)
-        #expect(life.state == .completed)
+        #expect(step { life.cancel() } == .deliverKeptEnd)
     }
 
-    @Test func anEndWhileRunningReportsAtOnce() {
+    @Test func anEndWhileRunningIsDeliveredAndTheTaskCompletesOnArrival() {
         var life = TaskLifecycle()
         _ = life.resume()
         #expect(step { life.end() } == .report)
+        #expect(life.state == .running)  // until its last calls are made
         #expect(step { life.end() } == .alreadyEnded)
+        #expect(step { life.cancel() } == .none)  // the completion is on its way
+        #expect(step { life.arriveAtDelegate() })
+        #expect(life.state == .completed)
+    }
+
+    /// Suspended by the delegate while the end was on its way: the last calls wait for the resume.
+    @Test func aSuspensionOnTheWayHoldsTheLastCalls() {
+        var life = TaskLifecycle()
+        _ = life.resume()
+        _ = life.end()
+        #expect(step { life.suspend() } == .pause)
+        #expect(!step { life.arriveAtDelegate() })
+        #expect(life.state == .suspended)
+        #expect(step { life.resume() } == .releaseHeldEnd)
+        #expect(step { life.arriveAtDelegate() })
+        #expect(life.state == .completed)
     }
 
     @Test func completedIgnoresEverything() {
