@@ -24,6 +24,9 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     /// The partial file kept with resume data beside the output, if any.
     private(set) var keptPartial: String?
     private(set) var saved = false
+    /// When the resume state was last checkpointed (delegate queue only).
+    private var lastCheckpoint: UInt64 = 0
+    private static let checkpointInterval: UInt64 = 1_000_000_000
 
     init(disposition: ResponseDisposition, output: OutputFile, force: Bool, progress: ProgressLine?) {
         self.disposition = disposition
@@ -40,6 +43,7 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
 
     func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
                     expectedTotalBytes: Int64) {
+        checkpoint(downloadTask)  // the new response's validators
         let name = Sanitized.text(output.path)
         if fileOffset > 0 {
             StandardStreams.error("sluice: resuming \(name) at \(ByteCountText.format(fileOffset))\n")
@@ -51,6 +55,19 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                     totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
         progress?.update(received: totalBytesWritten, expected: totalBytesExpectedToWrite)
+        // At least once a second while bytes arrive, the resume state goes to disk (after the bytes it names):
+        // a kill -9 then loses at most the last second.
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard lastCheckpoint == 0 || now &- lastCheckpoint >= Self.checkpointInterval else { return }
+        lastCheckpoint = now
+        checkpoint(downloadTask)
+    }
+
+    /// Writes the task's resume state beside the output; nothing once the download has ended.
+    private func checkpoint(_ task: DownloadTask) {
+        task.checkpoint { [output] data in
+            if let data { _ = output.saveResume(data) }
+        }
     }
 
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {

@@ -119,7 +119,7 @@ struct GetCommand: ParsableCommand {
         if let resumeData, disposition == .allow {
             task = try session.downloadTask(withResumeData: resumeData)
         } else if disposition == .allow {
-            task = session.downloadTask(with: target)
+            task = session.downloadTask(with: Request(url: target), partialFile: file.partialPath)
         } else {
             task = session.dataTask(with: target)  // the disposition decides at the response
         }

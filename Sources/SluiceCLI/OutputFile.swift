@@ -18,6 +18,9 @@ struct OutputFile {
     let name: String
     let directory: String
     var resumePath: String { path + ".sluice-resume" }
+    /// The download's bytes until they are complete: visible, beside the target, named after it; absolute, so that
+    /// resume data finds it from another working directory.
+    var partialPath: String { directory + "/" + (path.split(separator: "/").last.map(String.init) ?? path) + ".sluice-part" }
 
     /// Fails unless the directory exists and the name is usable.
     init(_ path: String, shownAs shown: String? = nil) throws(CLIFailure) {
@@ -67,11 +70,20 @@ struct OutputFile {
         return data
     }
 
-    /// Written to a temporary name and renamed, so a crash never leaves half a resume file.
+    /// Written to a temporary name, synced, and renamed: a crash or a power cut leaves the old resume file or the
+    /// new one, never half of one.
     func saveResume(_ data: Data) -> Bool {
         let temporary = resumePath + ".new"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return false }
-        return rename(temporary, resumePath) == 0
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temporary, resumePath) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
     }
 
     func removeResume() { unlink(resumePath) }

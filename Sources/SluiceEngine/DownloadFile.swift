@@ -37,6 +37,17 @@ final class DownloadFile: @unchecked Sendable {
         return DownloadFile(path: path, fd: fd, size: 0)
     }
 
+    /// The file at `path`, created or emptied: a download's visible partial file beside its target, a name the
+    /// caller derived and owns (FILE.sluice-part), never a user's file.
+    static func create(at path: String) throws(TransferError) -> DownloadFile {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw TransferError(.cannotWriteToFile, "cannot create \(path): \(Self.reason(errno))") }
+        return DownloadFile(path: path, fd: fd, size: 0)
+    }
+
+    /// Puts the bytes written so far on the disk, so that a checkpoint never claims more than a crash keeps.
+    func sync() -> Bool { fdatasync(fd) == 0 }
+
     /// An existing partial file cut to `offset` bytes; nil when it is missing or shorter than that.
     static func reopen(_ path: String, at offset: Int64) -> DownloadFile? {
         let fd = open(path, O_WRONLY | O_CLOEXEC)

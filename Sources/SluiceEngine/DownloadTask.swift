@@ -44,9 +44,13 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var closed = false
     }
 
-    init(identifier: Int, request: Request, session: Session, resumeFrom: ResumeData? = nil) {
+    /// Where a fresh download writes, when its caller chose the name (nil: a hidden name in the directory).
+    private let partialFile: String?
+
+    init(identifier: Int, request: Request, session: Session, resumeFrom: ResumeData? = nil, partialFile: String? = nil) {
         writer = DispatchQueue(label: "sluice.download.\(identifier)", target: Self.writers)
         self.resumeFrom = resumeFrom
+        self.partialFile = partialFile ?? resumeFrom?.path
         awaitingTakeOver = Atomic(false)
         super.init(identifier: identifier, request: request, session: session)
     }
@@ -55,6 +59,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     init(identifier: Int, continuing dataTask: DataTask, file: DownloadFile, received: Int64) {
         writer = DispatchQueue(label: "sluice.download.\(identifier)", attributes: .initiallyInactive, target: Self.writers)
         resumeFrom = nil
+        partialFile = nil
         awaitingTakeOver = Atomic(true)
         self.file = file
         super.init(identifier: identifier, request: dataTask.originalRequest, session: dataTask.session,
@@ -105,6 +110,19 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         return true
     }
 
+    /// Resume data for what is on disk now, with the partial file's bytes synced first, handed to `handler` on
+    /// the download's writer queue: keep it (written atomically) and a killed process resumes from there with
+    /// `downloadTask(withResumeData:)`. Nil when the download cannot be resumed (not a GET, no 200 or 206 yet)
+    /// or has ended. Cheap enough for once a second; each call costs one fdatasync.
+    public func checkpoint(_ handler: @escaping @Sendable (Data?) -> Void) {
+        writer.async { [self] in
+            guard !resumeDataRequest.withLock({ $0.closed }), writeFailure == nil, let file,
+                  originalRequest.method.uppercased() == "GET", let status = response?.statusCode,
+                  status == 200 || status == 206, file.sync() else { return handler(nil) }
+            handler(makeResumeData(file))
+        }
+    }
+
     // MARK: Engine hooks
 
     override func targetResolved() {
@@ -121,8 +139,13 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             if let validator = resume.ifRange { request.headers.set("If-Range", validator) }
             setCurrentRequest(request)
         } else {
-            do {
-                file = try DownloadFile.create(in: session.configuration.downloadDirectory)
+            do throws(TransferError) {
+                // Resume data whose file is gone, or too short, starts over in the same place.
+                if let partialFile {
+                    file = try DownloadFile.create(at: partialFile)
+                } else {
+                    file = try DownloadFile.create(in: session.configuration.downloadDirectory)
+                }
             } catch {
                 throw TransferError(error.code, error.message, failingURL: originalRequest.url)
             }

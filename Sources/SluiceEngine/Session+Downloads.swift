@@ -15,6 +15,13 @@ extension Session {
 
     public func downloadTask(with url: URL) -> DownloadTask { downloadTask(with: Request(url: url)) }
 
+    /// A download whose bytes go to `partialFile` (created or emptied), a visible name beside the final file, so
+    /// that with `DownloadTask.checkpoint` a killed process loses nothing: `downloadTask(withResumeData:)` of the
+    /// last checkpoint continues in the same file.
+    public func downloadTask(with request: Request, partialFile: String) -> DownloadTask {
+        register { DownloadTask(identifier: $0, request: request, session: self, partialFile: partialFile) }
+    }
+
     /// Continues a download stopped by `cancel(byProducingResumeData:)` or by a failure that kept its partial
     /// file. The server is asked for the rest with a Range request guarded by If-Range; a server that sends the
     /// whole body instead restarts the file from zero. Throws when the data is not resume data.
