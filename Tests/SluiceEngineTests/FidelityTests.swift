@@ -91,9 +91,9 @@ final class SilentTaskDelegate: SessionDataDelegate {}
         let session = Session()
         let tasks = (0..<3).map { i in session.dataTask(with: server.url("/stall?n=\(i)")) }
         tasks.forEach { $0.resume() }
-        #expect(session.getAllTasksNow().count == 3)
+        #expect(await session.allTasks.count == 3)
         session.invalidateAndCancel()
-        #expect(session.getAllTasksNow().isEmpty)
+        #expect(await session.allTasks.isEmpty)
     }
 
     /// A POST with an empty body names no content type: nothing was asked for.
