@@ -82,6 +82,7 @@ import Testing
         let session = Session()
         defer { session.invalidateAndCancel() }
         let (bytes, _) = try await session.bytes(from: server.url("/bytes/100000?stall=10&n=1"))
+        let task = try #require(bytes.reader.stream.task)  // held here: the stream's reference is weak
         let reader = Task { () -> TransferError.Code? in
             do {
                 for try await _ in bytes {}
@@ -101,11 +102,10 @@ import Testing
             code.withLock { $0 = result }
             ended.store(true, ordering: .sequentiallyConsistent)
         }
-        let task = bytes.reader.stream.task
         #expect(await eventually(5) { ended.load(ordering: .sequentiallyConsistent) },
-                "the read did not end: \(String(describing: task)) \(task?.countOfBytesReceived ?? -1) \(String(describing: task?.error)) stream finished: \(bytes.reader.stream.hasFinished)")
+                "the read did not end: \(task) \(task.countOfBytesReceived) \(String(describing: task.error)) stream finished: \(bytes.reader.stream.hasFinished)")
         #expect(code.withLock { $0 } == .cancelled)
-        #expect(await eventually { task?.state == .completed })
+        #expect(await eventually { task.state == .completed })
     }
 
     /// didBecomeInvalid comes after every task's didCompleteWithError, each with the cancellation, even for tasks
