@@ -29,9 +29,11 @@ struct HeaderLineParser: Equatable {
             return
         }
         if line[0] == 32 || line[0] == 9, let last = fields.fields.last {
-            // obs-fold: a continuation of the previous field's value
+            // obs-fold: a continuation of the previous field's value; a blank side adds no space, values stay trimmed
+            let more = Self.text(line, 0, line.count)
+            let value = last.value.isEmpty || more.isEmpty ? last.value + more : last.value + " " + more
             var all = fields.fields
-            all[all.count - 1] = (name: last.name, value: last.value + " " + Self.text(line, 0, line.count))
+            all[all.count - 1] = (name: last.name, value: value)
             fields = HTTPHeaders(all)
             return
         }

@@ -28,6 +28,7 @@ struct MultipartSplitter {
     private var start = 0                 // consumed prefix of `buffer`
     private var phase = Phase.preamble
     static let maximumHeaderBlock = 64 << 10
+    static let maximumBoundaryPadding = 1024
 
     init(boundary: String) {
         delimiter = Array("\r\n--\(boundary)".utf8)
@@ -57,8 +58,9 @@ struct MultipartSplitter {
                     phase = .epilogue
                     return .end
                 }
-                guard let lineEnd = find([13, 10]) else {
-                    if buffer.count - start > 1024 { return fail("no line break after a boundary") }
+                // Each limit is judged on the bytes, never on how many have arrived, so chunking cannot change it.
+                guard let lineEnd = find([13, 10]), lineEnd - start <= Self.maximumBoundaryPadding else {
+                    if buffer.count - start >= Self.maximumBoundaryPadding + 2 { return fail("no line break after a boundary") }
                     return nil
                 }
                 start = lineEnd + 2  // transport padding after the boundary is ignored
@@ -69,8 +71,8 @@ struct MultipartSplitter {
                     phase = .body
                     return .part(HTTPHeaders())
                 }
-                guard let end = find([13, 10, 13, 10]) else {
-                    if buffer.count - start > Self.maximumHeaderBlock { return fail("part headers over 64 KiB") }
+                guard let end = find([13, 10, 13, 10]), end - start <= Self.maximumHeaderBlock else {
+                    if buffer.count - start >= Self.maximumHeaderBlock + 4 { return fail("part headers over 64 KiB") }
                     return nil
                 }
                 let block = String(decoding: buffer[start..<end], as: UTF8.self)

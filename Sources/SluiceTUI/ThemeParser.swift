@@ -16,7 +16,9 @@ public struct ThemeError: Error, Equatable, CustomStringConvertible {
 public enum ThemeParser {
     public static func parse(_ text: String, name: String, file: String) throws(ThemeError) -> Theme {
         var styles: [Element: Style] = [:]
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character to Swift, so CRLF files need it named as a line end of its own.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (number, raw) in lines.enumerated() {
             func fail(_ message: String) -> ThemeError { ThemeError(file: file, line: number + 1, message: message) }
             let line = stripComment(raw).trimmingBlanks()
             if line.isEmpty || line == "[styles]" { continue }
