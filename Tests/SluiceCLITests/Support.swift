@@ -2,12 +2,13 @@
 // or a Unix socket.
 import Dispatch
 import Foundation
+import SluiceEngine
 import SluiceScenarioServer
 import Synchronization
 import Testing
 
 enum CLIServers {
-    private static let started = Mutex<ScenarioServer?>(nil)
+    private static let started = Locked<ScenarioServer?>(nil)  // a lock ThreadSanitizer sees
 
     /// The scenario server every CLI test shares; started on first use.
     static func shared() throws -> ScenarioServer {
@@ -65,7 +66,7 @@ enum FileKind {
 
 /// Reads everything written into a FIFO or a Unix socket on a thread of its own, as a separate program would.
 final class StreamReader: @unchecked Sendable {
-    private let body = Mutex<Data?>(nil)
+    private let body = Locked<Data?>(nil)
     private let unblock: @Sendable () -> Void
 
     private init(unblock: @escaping @Sendable () -> Void) { self.unblock = unblock }

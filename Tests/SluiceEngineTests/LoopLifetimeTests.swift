@@ -102,7 +102,7 @@ import Testing
             code.withLock { $0 = result }
             ended.store(true, ordering: .sequentiallyConsistent)
         }
-        #expect(await eventually(5) { ended.load(ordering: .sequentiallyConsistent) },
+        #expect(await eventually(30) { ended.load(ordering: .sequentiallyConsistent) },  // liveness, not speed
                 "the read did not end: \(task) \(task.countOfBytesReceived) \(String(describing: task.error)) stream finished: \(bytes.reader.stream.hasFinished)")
         #expect(code.withLock { $0 } == .cancelled)
         #expect(await eventually { task.state == .completed })

@@ -172,7 +172,7 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
     @Test func aRedirectBodyThatNeverComesTimesOutWhileFollowing() async throws {
         let server = try Servers.shared()
         let recorder = RedirectRecorder()
-        let request = Request(url: server.url("/redirect/1?delay=60000"), timeoutInterval: 0.3)
+        let request = Request(url: server.url("/redirect/1?delay=60000"), timeoutInterval: 1)  // room to connect under load
         guard let (s, _) = await recorder.run(request) else { return }
         #expect(s.error?.code == .timedOut)
         #expect(s.calls == ["redirect 302", "complete"])
@@ -181,14 +181,14 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
     @Test func theResourceTimeoutCountsFromTheFirstRequest() async throws {
         let server = try Servers.shared()
         var configuration = SessionConfiguration.default
-        configuration.timeoutIntervalForResource = 0.4
+        configuration.timeoutIntervalForResource = 1.5
         let recorder = RedirectRecorder { _, _ in nil }
         let session = Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue)
         defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url("/redirect/1?to=/drip%3Fbytes=3000%26chunk=100%26interval=10")).resume()
         guard await recorder.waitFor({ !$0.held.isEmpty }) else { return }
-        try await Task.sleep(for: .milliseconds(250))
-        // 0.25 s spent on the question, and the final body alone takes 0.3 s: 0.4 s for the task cannot suffice.
+        try await Task.sleep(for: .milliseconds(1300))
+        // 1.3 s spent on the question, and the final body alone takes 0.3 s: 1.5 s for the task cannot suffice.
         recorder.state.withLock { $0.held[0] }(recorder.snapshot.proposed[0])
         guard await recorder.waitFor({ $0.completions > 0 }) else { return }
         #expect(recorder.snapshot.error?.code == .timedOut)

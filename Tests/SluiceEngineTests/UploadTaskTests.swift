@@ -121,7 +121,7 @@ import Testing
         let session = Session(delegate: recorder, delegateQueue: recorder.queue, eventMonitor: log.monitor)
         defer { session.finishTasksAndInvalidate() }
         session.uploadTask(with: Request(url: server.url(path), method: "POST"), body: .stream(recorder.fresh())).resume()
-        #expect(await eventually { recorder.done.withLock { $0 != nil } })
+        #expect(await eventually(30) { recorder.done.withLock { $0 != nil } })  // liveness under a sanitizer
         #expect(recorder.done.withLock { $0 } == "bytes=10000 pattern=ok\n")
         #expect(recorder.asked.withLock { $0 } == 1)
         #expect(log.names.contains("needNewBodyStream"))
