@@ -56,6 +56,8 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
     var timeout: Double = 60
 
+    @OptionGroup var flowExport: FlowExportOptions
+
     mutating func run() throws {
         var texts = urls
         if let inputFile { texts += try URLList.read(inputFile) }
@@ -68,9 +70,21 @@ struct GetCommand: ParsableCommand {
             targets.append(target)
         }
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
+        let recorder = try flowExport.recorder(urls: targets.count)
+        do {
+            try FlowRecorder.$current.withValue(recorder) { try transfer(targets) }
+        } catch {
+            recorder?.writeAfterFailure()
+            throw error
+        }
+        try recorder?.write()
+    }
+
+    /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
+    private func transfer(_ targets: [URL]) throws {
         var configuration = SessionConfiguration.default
         configuration.timeoutIntervalForRequest = timeout
-        let monitor = trace ? TraceEncoder.monitor() : nil
+        let monitor = FlowRecorder.monitor(then: trace ? TraceEncoder.monitor() : nil)
         if targets.count > 1 || outputDir != nil {
             if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
             return try batch(targets, configuration: configuration, monitor: monitor)
@@ -98,7 +112,7 @@ struct GetCommand: ParsableCommand {
         let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: fd),
                                    progress: trace ? nil : ProgressLine.ifTerminal(), destination: destination)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        try delegate.run(session.dataTask(with: target), in: session, target: target) { task in
+        try delegate.run(FlowRecorder.observe(session.dataTask(with: target)), in: session, target: target) { task in
             task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
         }
     }
@@ -123,6 +137,7 @@ struct GetCommand: ParsableCommand {
         } else {
             task = session.dataTask(with: target)  // the disposition decides at the response
         }
+        FlowRecorder.observe(task)
         let interrupted = SignalTrap.run(stoppingWith: { task.stopKeepingResumeData() }) {
             task.resume()
             delegate.wait()

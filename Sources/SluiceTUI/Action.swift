@@ -2,8 +2,8 @@
 // so no key is shown that does nothing and no working key goes unlisted.
 
 public enum Action: String, CaseIterable, Sendable {
-    case resume, suspend, cancel, convert, add, remove, filter, sort, pane, up, down, pageUp, pageDown, first, last
-    case close, help, quit
+    case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
+    case up, down, pageUp, pageDown, first, last, close, help, quit
 
     /// The keys, as `Key` values and as the help screen spells them.
     public var keys: [Key] {
@@ -17,6 +17,10 @@ public enum Action: String, CaseIterable, Sendable {
         case .filter: [.character("/")]
         case .sort: [.character("o")]
         case .pane: [.tab]
+        case .sequence: [.character("v")]
+        case .mermaid: [.character("m")]
+        case .har: [.character("h")]
+        case .harAll: [.character("H")]
         case .up: [.up, .character("k")]
         case .down: [.down, .character("j")]
         case .pageUp: [.pageUp]
@@ -41,6 +45,10 @@ public enum Action: String, CaseIterable, Sendable {
         case .filter: "filter"
         case .sort: "sort"
         case .pane: "pane"
+        case .sequence: "sequence"
+        case .mermaid: "mermaid"
+        case .har: "har"
+        case .harAll: "har all"
         case .up: "up"
         case .down: "down"
         case .pageUp: "page up"
@@ -64,6 +72,10 @@ public enum Action: String, CaseIterable, Sendable {
         case .filter: "show only tasks whose name or URL contains some text"
         case .sort: "sort by order added, progress, state or name"
         case .pane: "switch between the task list and the detail pane"
+        case .sequence: "show the delegate calls as a sequence diagram, or as the timeline list"
+        case .mermaid: "write the task's flow as a Mermaid diagram (NAME.mmd in the output directory)"
+        case .har: "write the task's requests and responses as a HAR file (NAME.har)"
+        case .harAll: "write every completed task into one HAR file (sluice-tasks.har)"
         case .up: "select the task above (in the detail pane: scroll)"
         case .down: "select the task below (in the detail pane: scroll)"
         case .pageUp: "move a page up (in the detail pane: scroll)"
@@ -77,7 +89,7 @@ public enum Action: String, CaseIterable, Sendable {
     }
 
     /// The key bar shows these, in this order, as far as the width allows.
-    public static let keyBar: [Action] = [.resume, .suspend, .cancel, .convert, .add, .remove, .filter, .help, .quit]
+    public static let keyBar: [Action] = [.resume, .suspend, .cancel, .convert, .sequence, .add, .remove, .filter, .help, .quit]
     /// The key bar while the help is open: the keys that close it.
     public static let helpBar: [Action] = [.close, .help]
 

@@ -56,9 +56,26 @@ public enum KeyHandler {
         case .pane:
             ui.pane = ui.pane == .list ? .detail : .list
             ui.detailScroll = 0
+        case .sequence:
+            ui.detailView = ui.detailView == .timeline ? .sequence : .timeline
+            ui.detailScroll = 0
+        case .mermaid, .har:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            return [.export(action == .mermaid ? .mermaid(row.id) : .har(row.id))]
+        case .harAll:
+            guard model.rows.contains(where: \.isFinished) else {
+                ui.message = "no task has completed yet"
+                return []
+            }
+            return [.export(.harOfCompleted)]
         case .up, .down, .pageUp, .pageDown:
             let step = [.up: -1, .down: 1, .pageUp: -pageStep, .pageDown: pageStep][action] ?? 0
-            if ui.pane == .detail { ui.detailScroll = max(0, ui.detailScroll + step) } else { model.moveSelection(by: step) }
+            // The sequence counts back from its newest line (0 follows it live), so up scrolls further back.
+            let scroll = ui.detailView == .sequence ? -step : step
+            if ui.pane == .detail { ui.detailScroll = max(0, ui.detailScroll + scroll) } else { model.moveSelection(by: step) }
         case .first, .last:
             if action == .first { model.selectFirst() } else { model.selectLast() }
             ui.detailScroll = 0

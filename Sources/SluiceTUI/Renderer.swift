@@ -7,15 +7,16 @@ public enum Renderer {
     public static let minimumWidth = 20
     public static let minimumHeight = 5
 
-    public static func render(model: Model, ui: UIState, width: Int, height: Int) -> [StyledLine] {
+    /// `flows` holds what each task did, for the sequence view (`v`).
+    public static func render(model: Model, ui: UIState, width: Int, height: Int, flows: FlowLog = FlowLog()) -> [StyledLine] {
         guard width >= minimumWidth, height >= minimumHeight else { return tooSmall(width: width, height: height) }
         var lines: [StyledLine] = [titleLine(model, ui)]
         let bodyHeight = height - 2
         switch ui.mode {
         case .help:
-            lines += helpLines(height: bodyHeight)
+            lines += helpLines(height: bodyHeight, width: width)
         default:
-            lines += body(model, ui, width: width, height: bodyHeight)
+            lines += body(model, ui, flows, width: width, height: bodyHeight)
         }
         lines.append(bottomLine(model, ui, width: width))
         return lines.prefix(height).map { $0.fitted(to: width, fill: fillElement(of: $0)) }
@@ -78,11 +79,19 @@ public enum Renderer {
         return StyledLine(actions.filter(kept.contains).flatMap(item))
     }
 
-    private static func helpLines(height: Int) -> [StyledLine] {
-        var lines = [StyledLine(" Keys", .header)]
-        for action in Action.allCases {
-            let keys = action.keys.map(\.name).joined(separator: " ")
-            lines.append(StyledLine([Span("  " + TextWidth.fit(keys, to: 8), .key), Span(action.summary, .help)]))
+    /// Every action, one to a line; on a screen too short for all of them the title goes, then the actions flow
+    /// into two columns, so that none (least of all quit) falls off the bottom.
+    private static func helpLines(height: Int, width: Int) -> [StyledLine] {
+        let items = Action.allCases.map { action in
+            [Span("  " + TextWidth.fit(action.keys.map(\.name).joined(separator: " "), to: 8), .key), Span(action.summary, .help)]
+        }
+        if items.count + 1 <= height { return pad([StyledLine(" Keys", .header)] + items.map(StyledLine.init), to: height) }
+        if items.count <= height { return pad(items.map(StyledLine.init), to: height) }
+        let rows = (items.count + 1) / 2
+        let half = width / 2
+        let lines = (0..<rows).map { i -> StyledLine in
+            let left = StyledLine(items[i]).fitted(to: half, fill: .help)
+            return StyledLine(left.spans + (i + rows < items.count ? items[i + rows] : []))
         }
         return pad(lines, to: height)
     }
@@ -93,16 +102,28 @@ public enum Renderer {
 
     // MARK: List and detail
 
-    private static func body(_ model: Model, _ ui: UIState, width: Int, height: Int) -> [StyledLine] {
-        if ui.pane == .detail { return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width), to: height) }
+    private static func body(_ model: Model, _ ui: UIState, _ flows: FlowLog, width: Int, height: Int) -> [StyledLine] {
+        if ui.pane == .detail { return detail(model, ui, flows, width: width, height: height) }
         // A detail pane under the list when there is room for both; Tab shows it alone on small screens.
         let detailHeight = height >= 14 ? height * 2 / 5 : 0
         let listHeight = height - detailHeight
         var lines = TaskList.lines(model, width: width, height: listHeight)
         if detailHeight > 0 {
-            lines.append(StyledLine(String(repeating: "─", count: width), .header))
-            lines += pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width), to: detailHeight - 1)
+            lines.append(StyledLine(String(repeating: ui.asciiArt ? "-" : "─", count: width), .header))
+            lines += detail(model, ui, flows, width: width, height: detailHeight - 1)
         }
         return lines
+    }
+
+    /// The selected task in full, or its sequence diagram (following the newest call while the list has the keys).
+    private static func detail(_ model: Model, _ ui: UIState, _ flows: FlowLog, width: Int, height: Int) -> [StyledLine] {
+        switch ui.detailView {
+        case .timeline:
+            return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width), to: height)
+        case .sequence:
+            let back = ui.pane == .detail ? ui.detailScroll : 0
+            return pad(SequenceView.lines(model.selected, flows: flows, width: width, height: height, back: back,
+                                          ascii: ui.asciiArt), to: height)
+        }
     }
 }

@@ -17,10 +17,12 @@ public final class TransferApp: Sendable {
     public let session: Session
     private let delegate: TUIDelegate
     private let inbox = EventInbox()
+    private let outputDirectory: String
 
     /// Downloads (converted data tasks) are saved in `outputDirectory`, which also holds their partial files. At
     /// most `concurrency` tasks transfer at once (and as many connections per host, six at least); the rest wait.
     public init(outputDirectory: String, concurrency: Int = 6) {
+        self.outputDirectory = outputDirectory
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
         delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, post: post)
@@ -48,6 +50,45 @@ public final class TransferApp: Sendable {
         let events = inbox.take()
         for event in events { model.apply(event) }
         return !events.isEmpty
+    }
+
+    /// The same, and into the flows the sequence view and the exports read.
+    func drain(into model: inout Model, flows: inout FlowLog) -> Bool {
+        let events = inbox.take()
+        for event in events {
+            model.apply(event)
+            flows.apply(event)
+        }
+        return !events.isEmpty
+    }
+
+    /// Writes the file `export` asks for into the output directory; a message saying where, or why not.
+    func perform(_ export: Export, model: Model, flows: FlowLog) -> String {
+        let written: Result<String, PlacementError>
+        switch export {
+        case .mermaid(let id), .har(let id):
+            let chain = flows.chain(containing: id)
+            guard let first = chain.first else { return "nothing recorded for #\(id)" }
+            let name = model.row(id)?.name ?? "task-\(id)"
+            if case .mermaid = export {
+                let title = "sluice, observed delegate flow of task \(first.id)" + (chain.count > 1 ? " and download task \(chain[chain.count - 1].id)" : "")
+                written = ExportFile.write(MermaidWriter.text(SequenceDiagram.of([chain]), title: title), into: outputDirectory,
+                                           name: name, suffix: ".mmd")
+            } else {
+                guard HARWriter.isHTTP(first.url) else { return "#\(id) is not an HTTP transfer: a HAR has nothing to say about it" }
+                written = ExportFile.write(HARWriter.text([chain], clock: .now, title: "sluice, task \(first.id)"), into: outputDirectory,
+                                           name: name, suffix: ".har")
+            }
+        case .harOfCompleted:
+            let chains = flows.chains.filter { $0.last?.hasEnded == true && HARWriter.isHTTP($0.first?.url ?? "") }
+            guard !chains.isEmpty else { return "no completed HTTP transfer yet" }
+            written = ExportFile.write(HARWriter.text(chains, clock: .now, title: "sluice, \(chains.count) completed tasks"),
+                                       into: outputDirectory, name: "sluice-tasks", suffix: ".har")
+        }
+        switch written {
+        case .success(let path): return "wrote " + path
+        case .failure(let problem): return problem.message
+        }
     }
 
     /// Carries out an intent; returns a message for the user when it cannot be done.
@@ -97,13 +138,15 @@ public final class TransferApp: Sendable {
         let screen = try Screen(theme: theme, useColor: useColor)
         defer { screen.stop() }
         var model = Model()
+        var flows = FlowLog()
         var ui = UIState()
+        ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
         var lastDraw: UInt64 = 0
         var dirty = true
         while !stop.isSet {
             let key = screen.readKey(milliseconds: 50)
             let now = DispatchTime.now().uptimeNanoseconds
-            if drain(into: &model) { dirty = true }
+            if drain(into: &model, flows: &flows) { dirty = true }
             if let key {
                 if key == .resize { dirty = true }
                 let commands = KeyHandler.handle(key, ui: &ui, model: &model)
@@ -116,6 +159,9 @@ public final class TransferApp: Sendable {
                         if let message = perform(intent) { ui.message = message }
                     case .forget(let id):
                         delegate.forget(id)
+                        flows.forget(id)
+                    case .export(let export):
+                        ui.message = perform(export, model: model, flows: flows)
                     }
                 }
                 dirty = true
@@ -128,7 +174,7 @@ public final class TransferApp: Sendable {
             }
             if dirty && now &- lastDraw >= 100_000_000 {
                 let size = screen.size
-                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height))
+                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: flows))
                 lastDraw = now
                 dirty = false
             }

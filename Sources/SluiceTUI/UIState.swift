@@ -11,10 +11,16 @@ public struct UIState: Equatable, Sendable {
 
     public enum Prompt: Equatable, Sendable { case addURL, filter }
     public enum Pane: Equatable, Sendable { case list, detail }
+    /// What the detail pane shows of the task's delegate calls: a list, or the sequence diagram.
+    public enum DetailView: Equatable, Sendable { case timeline, sequence }
 
     public var mode = Mode.normal
     public var pane = Pane.list
+    public var detailView = DetailView.timeline
+    /// Lines scrolled: from the top in the timeline, back from the newest in the sequence (0 follows it live).
     public var detailScroll = 0
+    /// Draws the sequence diagram in ASCII (the mono theme, a locale that is not UTF-8).
+    public var asciiArt = false
     public var message: String?
 
     public init() {}
@@ -25,5 +31,14 @@ public enum UICommand: Equatable, Sendable {
     case intent(Intent)
     /// A completed row was removed: the app can let go of its task.
     case forget(Int)
+    /// Write a file of what was observed, in the output directory.
+    case export(Export)
     case quit
+}
+
+/// The files the UI writes: a task's Mermaid diagram, its HAR, or one HAR of every completed task.
+public enum Export: Equatable, Sendable {
+    case mermaid(Int)
+    case har(Int)
+    case harOfCompleted
 }

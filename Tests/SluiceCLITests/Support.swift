@@ -8,17 +8,12 @@ import Synchronization
 import Testing
 
 enum CLIServers {
-    private static let started = Locked<ScenarioServer?>(nil)  // a lock ThreadSanitizer sees
+    /// Started once, on first use, by Swift's own one-time initialisation of a static (which ThreadSanitizer
+    /// understands; the Mutex it replaces was reported as a race when several suites started at once).
+    private static let started = Result { try ScenarioServer.start() }
 
-    /// The scenario server every CLI test shares; started on first use.
-    static func shared() throws -> ScenarioServer {
-        try started.withLock { s in
-            if let s { return s }
-            let server = try ScenarioServer.start()
-            s = server
-            return server
-        }
-    }
+    /// The scenario server every CLI test shares.
+    static func shared() throws -> ScenarioServer { try started.get() }
 }
 
 /// A fresh directory under TMPDIR, removed by the test.
