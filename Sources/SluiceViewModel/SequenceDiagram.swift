@@ -139,6 +139,23 @@ public struct SequenceDiagram: Equatable, Sendable {
                 reply(.delegate, task, t, ["completionHandler(request)", "follow"])
                 method = SequenceText.method(after: redirectStatus, from: method)
                 request(t, followed.absoluteString)
+            case .didReceiveChallenge(let space, let failures):
+                let what = (space.isProxy ? "proxy " : "") + space.authenticationMethod.rawValue
+                let refused = failures > 0 ? ", \(failures) refused" : ""
+                if space.authenticationMethod != .serverTrust {
+                    reply(.server, task, t, [space.isProxy ? "407 Proxy Authentication Required" : "401 Unauthorized", space.isProxy ? "407" : "401"])
+                }
+                call(task, .delegate, t, ["urlSession(_:task:didReceive:completionHandler:) " + what + refused,
+                                          "didReceive challenge " + what, "challenge?"])
+                waiting = "completionHandler"
+            case .challengeAnswer(let disposition):
+                waiting = nil
+                reply(.delegate, task, t, ["completionHandler(.\(disposition))", ".\(disposition)"])
+            case .didReceiveInformationalResponse(let r):
+                let status = r.statusCode.map(String.init) ?? "1xx"
+                reply(.server, task, t, [status + " (informational)", status])
+            case .needNewBodyStream:
+                call(task, .delegate, t, ["urlSession(_:task:needNewBodyStream:)", "needNewBodyStream", "stream?"])
             case .didBecomeDownloadTask(let id):
                 out.append(SequenceStep(.call, from: task, to: .delegate, at: t,
                                         labels: ["urlSession(_:dataTask:didBecome:) download task \(id)", "didBecome downloadTask \(id)", "→ #\(id)"],

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct FlowExportTests {
     /// Runs `sluice get ARGS -o FIFO --mermaid M --har H` (a data task whose body a reader drains) and reads both files.
-    func record(_ path: String, _ extra: [String] = [], fifo: Bool = true) throws -> (failure: CLIFailure?, mermaid: String, har: [String: Any]) {
+    func record(_ path: String, _ extra: [String] = [], fifo: Bool = true) async throws -> (failure: CLIFailure?, mermaid: String, har: [String: Any]) {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
@@ -18,8 +18,8 @@ import Testing
             reader = StreamReader.fifo(dir.path + "/body")
             arguments += ["-o", dir.path + "/body"]
         }
-        let failure = runGet(arguments)
-        _ = reader?.finish(unblocking: dir.path + "/body")
+        let failure = await runGet(arguments)
+        _ = await reader?.finish(unblocking: dir.path + "/body")
         let mermaid = try #require(FileManager.default.contents(atPath: dir.path + "/flow.mmd"), "no Mermaid file; \(failure?.message ?? "")")
         let har = try #require(FileManager.default.contents(atPath: dir.path + "/flow.har"))
         let object = try #require(try JSONSerialization.jsonObject(with: har) as? [String: Any])
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func redirectsAreEachAnEntryAndEachAQuestion() throws {
-        let (failure, mermaid, log) = try record("/redirect/2?status=302")
+    @Test func redirectsAreEachAnEntryAndEachAQuestion() async throws {
+        let (failure, mermaid, log) = try await record("/redirect/2?status=302")
         #expect(failure == nil, "\(failure?.message ?? "")")
         expectWellFormed(mermaid)
         #expect(mermaid.components(separatedBy: "T1->>S: ").count - 1 == 3, "three requests sent:\n\(mermaid)")
@@ -66,8 +66,8 @@ import Testing
         #expect(log["version"] as? String == "1.2")
     }
 
-    @Test func aMultipartStreamIsOneRequestWithEachPartAsked() throws {
-        let (failure, mermaid, log) = try record("/multipart?parts=3&size=10&interval=10")
+    @Test func aMultipartStreamIsOneRequestWithEachPartAsked() async throws {
+        let (failure, mermaid, log) = try await record("/multipart?parts=3&size=10&interval=10")
         #expect(failure == nil)
         expectWellFormed(mermaid)
         for part in 0..<3 { #expect(mermaid.contains("S-->>T1: ") && mermaid.contains("part \(part)#58; 200 OK"), "part \(part)") }
@@ -78,11 +78,11 @@ import Testing
         #expect((content["comment"] as? String)?.contains("3 parts") == true)
     }
 
-    @Test func aConversionGetsItsOwnLifelineAndStaysOneEntry() throws {
+    @Test func aConversionGetsItsOwnLifelineAndStaysOneEntry() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
-        let failure = runGet([server.url("/bytes/300000").absoluteString, "-o", dir.path + "/file.bin", "--disposition", "becomeDownload",
+        let failure = await runGet([server.url("/bytes/300000").absoluteString, "-o", dir.path + "/file.bin", "--disposition", "becomeDownload",
                               "--mermaid", dir.path + "/flow.mmd", "--har", dir.path + "/flow.har"])
         #expect(failure == nil)
         let mermaid = try String(contentsOfFile: dir.path + "/flow.mmd", encoding: .utf8)
@@ -101,8 +101,8 @@ import Testing
         #expect(dir.entries.sorted() == ["file.bin", "flow.har", "flow.mmd"], "no temporary file left")
     }
 
-    @Test func aDroppedConnectionIsWrittenWithItsError() throws {
-        let (failure, mermaid, log) = try record("/bytes/300000?drop=100000")
+    @Test func aDroppedConnectionIsWrittenWithItsError() async throws {
+        let (failure, mermaid, log) = try await record("/bytes/300000?drop=100000")
         #expect(failure?.code == 1, "the transfer failed, the files were still written")
         expectWellFormed(mermaid)
         #expect(mermaid.contains("didCompleteWithError#58;) networkConnectionLost"))
@@ -111,13 +111,13 @@ import Testing
         #expect((entry["_error"] as? String)?.hasPrefix("networkConnectionLost: ") == true)
     }
 
-    @Test func aRefusedConnectionHasNoResponse() throws {
+    @Test func aRefusedConnectionHasNoResponse() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         // The garbage port answers with bytes that are not HTTP: a failure before any response.
         let url = "http://127.0.0.1:\(server.garbagePort)/x"
-        let failure = runGet([url, "-o", dir.path + "/x.bin", "--mermaid", dir.path + "/f.mmd", "--har", dir.path + "/f.har"])
+        let failure = await runGet([url, "-o", dir.path + "/x.bin", "--mermaid", dir.path + "/f.mmd", "--har", dir.path + "/f.har"])
         #expect(failure?.code == 1)
         let log = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.path + "/f.har")))
             as? [String: Any])?["log"] as? [String: Any])
@@ -127,13 +127,13 @@ import Testing
         expectWellFormed(try String(contentsOfFile: dir.path + "/f.mmd", encoding: .utf8))
     }
 
-    @Test func severalURLsMakeOneDiagram() throws {
+    @Test func severalURLsMakeOneDiagram() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         try FileManager.default.createDirectory(atPath: dir.path + "/out", withIntermediateDirectories: true)
         let urls = ["/bytes/1000?name=a.bin", "/redirect/1", "/bytes/2000?name=b.bin"].map { server.url($0).absoluteString }
-        let failure = runGet(urls + ["--output-dir", dir.path + "/out", "--mermaid", dir.path + "/all.mmd", "--har", dir.path + "/all.har"])
+        let failure = await runGet(urls + ["--output-dir", dir.path + "/out", "--mermaid", dir.path + "/all.mmd", "--har", dir.path + "/all.har"])
         #expect(failure == nil)
         let mermaid = try String(contentsOfFile: dir.path + "/all.mmd", encoding: .utf8)
         expectWellFormed(mermaid)
@@ -144,27 +144,27 @@ import Testing
         #expect(entries(log).count == 4, "three transfers, one redirect")
     }
 
-    @Test func bodiesOnlyWhenAskedBase64WhenBinary() throws {
-        let (_, _, plain) = try record("/bytes/1000")
+    @Test func bodiesOnlyWhenAskedBase64WhenBinary() async throws {
+        let (_, _, plain) = try await record("/bytes/1000")
         let content = try #require(entries(plain).first.map(response)?["content"] as? [String: Any])
         #expect(content["text"] == nil, "no body by default")
-        let (failure, _, withBodies) = try record("/bytes/1000", ["--har-bodies"])
+        let (failure, _, withBodies) = try await record("/bytes/1000", ["--har-bodies"])
         #expect(failure == nil)
         let binary = try #require(entries(withBodies).first.map(response)?["content"] as? [String: Any])
         #expect(binary["encoding"] as? String == "base64")
         #expect(Data(base64Encoded: binary["text"] as? String ?? "") == Data(ScenarioPattern.bytes(offset: 0, count: 1000)))
-        let (_, _, text) = try record("/multipart?parts=1&size=10", ["--har-bodies"])
+        let (_, _, text) = try await record("/multipart?parts=1&size=10", ["--har-bodies"])
         let part = try #require(entries(text).first.map(response)?["content"] as? [String: Any])
         #expect(part["text"] as? String == "aaaaaaaaaa",
                 "text/plain as text")
         #expect(part["encoding"] == nil)
     }
 
-    @Test func bodiesOfAConversionAreTheWholeFile() throws {
+    @Test func bodiesOfAConversionAreTheWholeFile() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
-        let failure = runGet([server.url("/bytes/50000").absoluteString, "-o", dir.path + "/f.bin", "--disposition", "becomeDownload",
+        let failure = await runGet([server.url("/bytes/50000").absoluteString, "-o", dir.path + "/f.bin", "--disposition", "becomeDownload",
                               "--har", dir.path + "/f.har", "--har-bodies"])
         #expect(failure == nil)
         let log = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.path + "/f.har")))
@@ -173,18 +173,18 @@ import Testing
         #expect(Data(base64Encoded: content["text"] as? String ?? "") == Data(ScenarioPattern.bytes(offset: 0, count: 50000)))
     }
 
-    @Test func anExistingFileIsNeverReplaced() throws {
+    @Test func anExistingFileIsNeverReplaced() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
         defer { dir.remove() }
         let mine = dir.path + "/mine.mmd"
         try Data("keep me\n".utf8).write(to: URL(fileURLWithPath: mine))
-        let failure = runGet([server.url("/bytes/10").absoluteString, "-o", dir.path + "/x", "--mermaid", mine])
+        let failure = await runGet([server.url("/bytes/10").absoluteString, "-o", dir.path + "/x", "--mermaid", mine])
         #expect(failure?.code == 1 && failure?.message.contains("already exists") == true)
         #expect(try String(contentsOfFile: mine, encoding: .utf8) == "keep me\n")
         #expect(dir.entries == ["mine.mmd"], "refused before any transfer")
-        #expect(runGet([server.url("/bytes/10").absoluteString, "--har-bodies"]) != nil, "--har-bodies needs --har")
-        let two = runGet([server.url("/a").absoluteString, server.url("/b").absoluteString, "--har", dir.path + "/h.har", "--har-bodies"])
+        #expect(await runGet([server.url("/bytes/10").absoluteString, "--har-bodies"]) != nil, "--har-bodies needs --har")
+        let two = await runGet([server.url("/a").absoluteString, server.url("/b").absoluteString, "--har", dir.path + "/h.har", "--har-bodies"])
         #expect(two?.code == 2, "--har-bodies takes one URL")
     }
 }
