@@ -1,6 +1,9 @@
 // Turns delegate events into the JSON lines `--trace` prints; server text is escaped, never written raw.
 import Dispatch
 import SluiceEngine
+#if canImport(SluiceViewModel)  // scripts/fuzz compiles this file with JSONText.swift in one module
+import SluiceViewModel
+#endif
 
 func uptimeNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -110,22 +113,6 @@ public enum TraceEncoder {
     }
 
     /// A JSON string literal; every control character (ESC included) becomes a \u escape.
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029:
-                out += "\\u" + String(c.value, radix: 16).leftPadded(to: 4)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    public static func quote(_ text: String) -> String { JSONText.quote(text) }
 
 }

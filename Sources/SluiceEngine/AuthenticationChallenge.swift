@@ -39,6 +39,12 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
         "\(isProxy ? "proxy " : "")\(authenticationMethod.rawValue) \(`protocol`)://\(host):\(port) realm \(realm ?? "-")"
     }
 
+    /// The same origin, kind and method, whatever the realm.
+    func sameOrigin(as other: ProtectionSpace) -> Bool {
+        guard host == other.host, port == other.port, self.protocol == other.protocol else { return false }
+        return isProxy == other.isProxy && authenticationMethod == other.authenticationMethod
+    }
+
     /// Whether a request to `url` goes to this origin (a credential is never sent anywhere else).
     func covers(_ url: URL) -> Bool {
         guard !isProxy, let host = url.host?.lowercased(), let scheme = url.scheme?.lowercased() else { return false }
@@ -118,10 +124,8 @@ public final class CredentialStorage: Sendable {
     /// The credential for exactly this space, or failing that for the same origin and method in any realm.
     public func credential(for space: ProtectionSpace) -> Credential? {
         stored.withLock { all in
-            all[space] ?? all.first { key, _ in
-                key.host == space.host && key.port == space.port && key.protocol == space.protocol
-                    && key.isProxy == space.isProxy && key.authenticationMethod == space.authenticationMethod
-            }?.value
+            if let exact = all[space] { return exact }
+            return all.first { key, _ in key.sameOrigin(as: space) }?.value
         }
     }
 }

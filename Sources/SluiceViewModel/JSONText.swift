@@ -1,9 +1,9 @@
 // JSON text by hand, in a fixed key order (files people diff and tests compare), every string escaped.
 
-enum JSONText {
+public enum JSONText {
     /// A string literal: quotes, backslashes and every control character escaped (and U+2028/2029, which end
     /// lines in JavaScript).
-    static func quote(_ text: String) -> String {
+    public static func quote(_ text: String) -> String {
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
