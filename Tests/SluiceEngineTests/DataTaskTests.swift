@@ -175,7 +175,7 @@ import Testing
     @Test func anEndThatRacesASuspensionIsKeptUntilResume() async throws {
         let server = try Servers.shared()
         let recorder = Recorder()
-        let session = makeSession(recorder) { $0.timeoutIntervalForRequest = 10 }  // ends the stalled request after the test
+        let session = makeSession(recorder) { $0.timeoutIntervalForRequest = 600 }  // no timeout may end it first
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/stall?race=1"))
         task.resume()
@@ -190,6 +190,7 @@ import Testing
         guard await recorder.waitForCompletion() else { return }
         #expect(recorder.snapshot.error == lost)
         #expect(recorder.snapshot.completions == 1)
+        session.loop.send(.cancel(task.taskIdentifier))  // the stalled transfer the injected end left behind
     }
 
     /// The response reaches the delegate when its head has arrived, as URLSession delivers it, even if no body
