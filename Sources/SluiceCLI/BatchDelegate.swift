@@ -14,7 +14,7 @@ import SluiceTUI
 import SluiceViewModel
 
 final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {
-    private let urls: [URL]
+    private let requests: [Request]
     private let concurrency: Int
     private let outputDirectory: String?
     private let sink = FileDescriptorSink(fd: 1)
@@ -24,7 +24,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     // Delegate queue only (and the starting thread before the first resume).
     private var next = 0
     private var running = 0
-    private var indexOf: [Int: Int] = [:]   // task identifier -> position in `urls`
+    private var indexOf: [Int: Int] = [:]   // task identifier -> position in `requests`
     private var head = 0                    // the position whose body goes to stdout now
     private var waiting: [Int: [Data]] = [:]
     private var done = Set<Int>()
@@ -32,8 +32,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private(set) var httpErrors = 0
     private(set) var outputFailure: String?
 
-    init(urls: [URL], concurrency: Int, outputDirectory: String?) {
-        self.urls = urls
+    init(requests: [Request], concurrency: Int, outputDirectory: String?) {
+        self.requests = requests
         self.concurrency = max(1, concurrency)
         self.outputDirectory = outputDirectory
     }
@@ -41,16 +41,17 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// Starts the first tasks and waits until every URL has completed.
     func run(on session: Session) {
         self.session = session
-        session.delegateQueue.sync { for _ in 0..<min(concurrency, urls.count) { startNext() } }
-        if !urls.isEmpty { finished.wait() }
+        session.delegateQueue.sync { for _ in 0..<min(concurrency, requests.count) { startNext() } }
+        if !requests.isEmpty { finished.wait() }
     }
 
     private func startNext() {
-        guard next < urls.count, let session else { return }
+        guard next < requests.count, let session else { return }
         let position = next
         next += 1
         running += 1
-        let task: SessionTask = outputDirectory == nil ? session.dataTask(with: urls[position]) : session.downloadTask(with: urls[position])
+        let task: SessionTask = outputDirectory == nil
+            ? session.dataTask(with: requests[position]) : session.downloadTask(with: requests[position])
         indexOf[task.taskIdentifier] = position
         task.resume()
     }
@@ -90,7 +91,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
-        let url = urls[position]
+        let url = requests[position].url
         if let error {
             failures.append(Sanitized.text(ErrorText.describe(error, url: url)))
         } else if let status = task.response?.statusCode, status >= 400 {
@@ -101,7 +102,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         if outputDirectory == nil { advanceHead() }
         running -= 1
         startNext()
-        if running == 0 && next == urls.count { finished.signal() }
+        if running == 0 && next == requests.count { finished.signal() }
     }
 }
 

@@ -57,6 +57,7 @@ struct GetCommand: ParsableCommand {
     var timeout: Double = 60
 
     @OptionGroup var flowExport: FlowExportOptions
+    @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
 
     mutating func run() throws {
         var texts = urls
@@ -82,48 +83,57 @@ struct GetCommand: ParsableCommand {
 
     /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
     private func transfer(_ targets: [URL]) throws {
-        var configuration = SessionConfiguration.default
+        let prepared = try requestOptions.prepare()
+        var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
         let monitor = FlowRecorder.monitor(then: trace ? TraceEncoder.monitor() : nil)
         if targets.count > 1 || outputDir != nil {
             if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
-            return try batch(targets, configuration: configuration, monitor: monitor)
+            return try batch(targets, prepared, configuration: configuration, monitor: monitor)
         }
         let target = targets[0]
         guard let output else {
-            return try fetch(target, into: 1, named: "standard output", configuration: configuration, monitor: monitor)
+            return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
+                             monitor: monitor)
         }
         switch try OutputTarget.classify(output, force: force) {
         case .descriptor(let fd):
             let name = fd == 1 ? "standard output" : Sanitized.text(output)
-            try fetch(target, into: fd, named: name, configuration: configuration, monitor: monitor)
+            try fetch(prepared.request(for: target), into: fd, named: name, configuration: configuration, monitor: monitor)
         case .stream(let path, let isSocket):
             let fd = try OutputTarget.openStream(path, isSocket: isSocket, shownAs: output)
             defer { close(fd) }
-            try fetch(target, into: fd, named: Sanitized.text(output), configuration: configuration, monitor: monitor)
+            try fetch(prepared.request(for: target), into: fd, named: Sanitized.text(output), configuration: configuration,
+                      monitor: monitor)
         case .file(let file):
-            try download(target, to: file, configuration: configuration, monitor: monitor)
+            try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
+                         configuration: configuration, monitor: monitor)
         }
     }
 
     /// The body through a data task into an open descriptor: standard output, a device, a FIFO or a socket.
-    private func fetch(_ target: URL, into fd: Int32, named destination: String, configuration: SessionConfiguration,
+    private func fetch(_ request: Request, into fd: Int32, named destination: String, configuration: SessionConfiguration,
                        monitor: TaskEventMonitor?) throws {
         let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: fd),
                                    progress: trace ? nil : ProgressLine.ifTerminal(), destination: destination)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        try delegate.run(FlowRecorder.observe(session.dataTask(with: target)), in: session, target: target) { task in
+        try delegate.run(FlowRecorder.observe(session.dataTask(with: request)), in: session, target: request.url) { task in
             task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
         }
     }
 
     /// The body to a file through a download task (or a data task that becomes one), resumable.
-    private func download(_ target: URL, to file: OutputFile, configuration: SessionConfiguration,
+    private func download(_ request: Request, isPlainGet: Bool, to file: OutputFile, configuration: SessionConfiguration,
                           monitor: TaskEventMonitor?) throws {
+        let target = request.url
         if file.exists && !force {
             throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
         }
         let resumeData = try file.loadResume(for: target)
+        if resumeData != nil && !isPlainGet {
+            // Resume data holds the URL only, so the resumed request would go without them.
+            throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.name).sluice-resume to start over")
+        }
         var configuration = configuration
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
@@ -133,9 +143,9 @@ struct GetCommand: ParsableCommand {
         if let resumeData, disposition == .allow {
             task = try session.downloadTask(withResumeData: resumeData)
         } else if disposition == .allow {
-            task = session.downloadTask(with: Request(url: target), partialFile: file.partialPath)
+            task = session.downloadTask(with: request, partialFile: file.partialPath)
         } else {
-            task = session.dataTask(with: target)  // the disposition decides at the response
+            task = session.dataTask(with: request)  // the disposition decides at the response
         }
         FlowRecorder.observe(task)
         let interrupted = SignalTrap.run(stoppingWith: { task.stopKeepingResumeData() }) {
@@ -161,7 +171,8 @@ struct GetCommand: ParsableCommand {
     }
 
     /// Several URLs, at most `jobs` at once.
-    private func batch(_ targets: [URL], configuration: SessionConfiguration, monitor: TaskEventMonitor?) throws {
+    private func batch(_ targets: [URL], _ prepared: PreparedRequest, configuration: SessionConfiguration,
+                       monitor: TaskEventMonitor?) throws {
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(jobs, configuration.httpMaximumConnectionsPerHost)
         var directory: String?
@@ -170,7 +181,7 @@ struct GetCommand: ParsableCommand {
             configuration.downloadDirectory = resolved
             directory = resolved
         }
-        let delegate = BatchDelegate(urls: targets, concurrency: jobs, outputDirectory: directory)
+        let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: jobs, outputDirectory: directory)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: { session.invalidateAndCancel() }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()

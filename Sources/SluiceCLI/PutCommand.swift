@@ -23,14 +23,13 @@ struct PutCommand: ParsableCommand {
     @Argument(help: "Where to send it (http or https).")
     var url: String
 
-    @Option(name: [.customShort("X"), .long], help: "The request method.")
-    var method = "PUT"
-
     @Flag(help: "Write the delegate flow to stderr as JSON lines.")
     var trace = false
 
     @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
     var timeout: Double = 60
+
+    @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
 
     mutating func run() throws {
         guard let target = ParsedURL.parse(url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
@@ -39,14 +38,14 @@ struct PutCommand: ParsableCommand {
         guard ReadableFile.check(file) else {
             throw CLIFailure(code: 1, message: "cannot read \(Sanitized.text(file)): not a readable regular file")
         }
-        var configuration = SessionConfiguration.default
+        let prepared = try requestOptions.prepare(defaultMethod: "PUT", takesBody: false)
+        var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
         let delegate = GetDelegate(disposition: .allow, sink: FileDescriptorSink(fd: 1),
                                    progress: trace ? nil : ProgressLine.ifTerminal(), ofSending: true)
         let session = Session(configuration: configuration, delegate: delegate,
                               eventMonitor: trace ? TraceEncoder.monitor() : nil)
-        let task = session.uploadTask(with: Request(url: target, method: method.uppercased()),
-                                      fromFile: URL(fileURLWithPath: file))
+        let task = session.uploadTask(with: prepared.request(for: target), fromFile: URL(fileURLWithPath: file))
         try delegate.run(task, in: session, target: target) { task in "\(task.countOfBytesSent) bytes sent" }
     }
 }

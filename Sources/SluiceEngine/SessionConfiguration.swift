@@ -16,11 +16,21 @@ public struct SessionConfiguration: Sendable {
     /// Headers added to every request unless the request sets the same field.
     public var httpAdditionalHeaders = HTTPHeaders()
     public var httpMaximumConnectionsPerHost = 6
-    /// HTTP/2 with several streams on one connection where the server offers it.
+    /// HTTP/2 with several streams on one connection where the server offers it: a task to a host whose
+    /// connection is still being set up waits for it rather than opening another.
     public var multiplexingEnabled = true
+    /// Which HTTP version requests ask for; `.automatic` is HTTP/2 over TLS where the server offers it.
+    public var httpVersion = HTTPVersionPreference.automatic
+    /// False accepts any server certificate (curl's `-k`): the connection is encrypted but not authenticated.
     public var tlsVerificationEnabled = true
-    /// A PEM bundle of trusted certificates; nil uses the system's.
+    /// A PEM bundle of trusted certificates used instead of the system's store; nil uses the system's.
     public var caFile: String?
+    /// Where requests go: through the proxy the environment names (`http_proxy`, `https_proxy`, `all_proxy`,
+    /// `no_proxy`, as curl reads them), straight to the server, or through a given proxy.
+    public var proxy = ProxySetting.environment
+    /// Hosts reached without the proxy, in `no_proxy`'s syntax ("localhost,.example.org,10.0.0.0/8", "*" for
+    /// all); nil reads `no_proxy` (or `NO_PROXY`) from the environment, even with a proxy given here.
+    public var proxyBypass: String?
     /// URLSession's and the Fetch standard's limit.
     public var maximumRedirects = 20
     /// Bytes handed to the delegate but not yet consumed, per task, above which the transfer pauses.
@@ -51,4 +61,102 @@ public struct SessionConfiguration: Sendable {
     /// The same as `default`, for code written for URLSession: a session keeps no cache, cookie or credential
     /// on disk either way.
     public static var ephemeral: SessionConfiguration { SessionConfiguration() }
+}
+
+/// The HTTP version a request asks for (curl's `--http1.1`, `--http2`, `--http2-prior-knowledge`).
+public enum HTTPVersionPreference: String, Sendable, CaseIterable {
+    /// HTTP/2 when TLS negotiates it (ALPN), HTTP/1.1 otherwise.
+    case automatic
+    case http1_1
+    /// HTTP/2 over TLS; over cleartext, HTTP/1.1 with an offer to upgrade (h2c).
+    case http2
+    /// HTTP/2 from the first byte, also over cleartext, for servers known to speak it.
+    case http2PriorKnowledge
+}
+
+/// Whether and how requests go through a proxy.
+public enum ProxySetting: Sendable, Equatable {
+    /// The proxy named by `http_proxy`, `HTTPS_PROXY`, `ALL_PROXY` and bypassed for `NO_PROXY` (either case
+    /// for each but `http_proxy`, which is lower case only, as curl reads them); none when they are unset.
+    case environment
+    /// Straight to the server whatever the environment says.
+    case direct
+    case server(ProxyServer)
+}
+
+/// A proxy: HTTP (https targets through CONNECT), HTTPS, or SOCKS, with optional credentials.
+public struct ProxyServer: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case http, https, socks4, socks4a, socks5
+        /// SOCKS5 with the host name resolved by the proxy, not here.
+        case socks5h
+    }
+
+    public var kind: Kind
+    public var host: String
+    public var port: Int
+    public var username: String?
+    public var password: String?
+
+    public init(kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil) {
+        self.kind = kind
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+    }
+
+    /// Reads curl's proxy syntax: `[scheme://][user[:password]@]host[:port]`, http when no scheme is given,
+    /// port 1080 (443 for https) when none is; the user and password may be percent-encoded. Nil when the
+    /// scheme is not a proxy kind or there is no host.
+    public init?(url text: String) {
+        var rest = Substring(text)
+        var kind = Kind.http
+        if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+            guard let named = Kind(rawValue: rest[..<colon].lowercased()) else { return nil }
+            kind = named
+            rest = rest[rest.index(colon, offsetBy: 3)...]
+        }
+        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }  // curl ignores a path on a proxy
+        var username: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let userinfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            func decoded(_ part: Substring) -> String {
+                DataURL.percentDecoded(String(part)).map { String(decoding: $0, as: UTF8.self) } ?? String(part)
+            }
+            if let colon = userinfo.firstIndex(of: ":") {
+                username = decoded(userinfo[..<colon])
+                password = decoded(userinfo[userinfo.index(after: colon)...])
+            } else {
+                username = decoded(userinfo)
+            }
+        }
+        var host = rest
+        var port = kind == .https ? 443 : 1080
+        if host.hasPrefix("[") {  // [::1]:8080
+            guard let close = host.firstIndex(of: "]") else { return nil }
+            let after = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            if after.hasPrefix(":") {
+                guard let number = Int(after.dropFirst()), (1...65535).contains(number) else { return nil }
+                port = number
+            } else if !after.isEmpty {
+                return nil
+            }
+        } else if let colon = host.lastIndex(of: ":") {
+            guard let number = Int(host[host.index(after: colon)...]), (1...65535).contains(number) else { return nil }
+            port = number
+            host = host[..<colon]
+        }
+        guard !host.isEmpty else { return nil }
+        self.init(kind: kind, host: String(host), port: port, username: username, password: password)
+    }
+
+    /// What libcurl's CURLOPT_PROXY takes: the kind as a scheme, the host (an IPv6 address in brackets), the port.
+    var curlURL: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(kind.rawValue)://\(shownHost):\(port)"
+    }
 }

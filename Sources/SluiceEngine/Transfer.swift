@@ -138,7 +138,11 @@ final class Transfer {
         set(sluice_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me))
         setLong(CURLOPT_NOSIGNAL, 1)
         setString(CURLOPT_PROTOCOLS_STR, "http,https")  // redirects are followed by the loop, not libcurl
-        setLong(CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
+        // A reused handle may still hold its receive buffer (libcurl 7.88 keeps it after a multiplexed HTTP/2
+        // transfer) and then refuses any size, which failed every later task; that handle reads with libcurl's
+        // default size instead.
+        let sized = sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
+        if sized != CURLE_BAD_FUNCTION_ARGUMENT { set(sized) }
         setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl decodes
         setLong(CURLOPT_SSL_VERIFYPEER, configuration.tlsVerificationEnabled ? 1 : 0)
         setLong(CURLOPT_SSL_VERIFYHOST, configuration.tlsVerificationEnabled ? 2 : 0)
@@ -146,6 +150,38 @@ final class Transfer {
         let connectTimeout = request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e9) * 1000))
         setLong(CURLOPT_STREAM_WEIGHT, max(1, Int(task.priority * 255) + 1))
+        switch configuration.httpVersion {
+        case .automatic: setLong(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        case .http1_1: setLong(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        case .http2: setLong(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_0)
+        case .http2PriorKnowledge: setLong(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+        // libcurl before 8.0 breaks a cleartext prior-knowledge connection when it reuses it ("Error in the HTTP2
+        // framing layer", curl issue 10634): there, each such request gets a connection of its own. Elsewhere a
+        // request waits for a connection being opened to its host, which may carry it as one more HTTP/2 stream,
+        // rather than open another; only where HTTP/2 is possible, because over cleartext HTTP/1.1 the wait would
+        // last until the first response's status line told libcurl there is no multiplexing.
+        let priorKnowledgeReuseBroken = configuration.httpVersion == .http2PriorKnowledge && scheme == "http"
+            && (curl_version_info(CURLVERSION_FIRST)?.pointee.version_num ?? 0) < 0x08_00_00
+        if priorKnowledgeReuseBroken {
+            setLong(CURLOPT_FORBID_REUSE, 1)
+            setLong(CURLOPT_FRESH_CONNECT, 1)
+        } else if configuration.multiplexingEnabled, scheme == "https" || configuration.httpVersion == .http2PriorKnowledge {
+            setLong(CURLOPT_PIPEWAIT, 1)
+        }
+        switch configuration.proxy {
+        case .environment: break  // libcurl reads http_proxy, HTTPS_PROXY, ALL_PROXY and NO_PROXY itself
+        case .direct: setString(CURLOPT_PROXY, "")  // "" means none, whatever the environment says
+        case .server(let proxy):
+            setString(CURLOPT_PROXY, proxy.curlURL)
+            if let username = proxy.username {
+                setString(CURLOPT_PROXYUSERNAME, username)
+                setString(CURLOPT_PROXYPASSWORD, proxy.password ?? "")
+            }
+        }
+        if let bypass = configuration.proxyBypass { setString(CURLOPT_NOPROXY, bypass) }
+        // A tunnel's "200 Connection established" is the proxy's, not the server's response.
+        setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
 
         let method = request.method.uppercased()
         let uploadBody = task.sendsBody ? (task as? UploadTask)?.body : nil

@@ -17,7 +17,10 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case networkConnectionLost
         case badServerResponse
         case secureConnectionFailed
+        /// The server's certificate was refused; `certificateProblem` says why.
         case serverCertificateUntrusted
+        /// The proxy refused the request for want of (valid) credentials: 407 to a CONNECT, or a SOCKS5 refusal.
+        case proxyAuthenticationRequired
         case unsupportedURL
         case badURL
         case fileDoesNotExist
@@ -49,7 +52,39 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// Why the server's certificate was refused, read from the TLS library's message; nil for other failures.
+    public var certificateProblem: CertificateProblem? {
+        code == .serverCertificateUntrusted ? CurlErrorMapping.certificateProblem(message) : nil
+    }
+
     static func cancelled(_ url: URL?) -> TransferError {
         TransferError(.cancelled, "cancelled", failingURL: url)
+    }
+}
+
+/// The reason a server's certificate is not trusted, in the terms a user can act on.
+public enum CertificateProblem: String, Sendable, CaseIterable {
+    case expired
+    case notYetValid
+    /// The certificate is valid but names other hosts than the one in the URL.
+    case hostMismatch
+    /// The chain ends at an authority that is not in the trusted store (the system's, or the configured CA file).
+    case untrustedIssuer
+    case selfSigned
+    case revoked
+    /// Refused for a reason not listed here; the error's message has the TLS library's words.
+    case other
+
+    /// "has expired": completes "the server's certificate ...".
+    public var explanation: String {
+        switch self {
+        case .expired: "has expired"
+        case .notYetValid: "is not valid yet (is this machine's clock right?)"
+        case .hostMismatch: "is for another host name"
+        case .untrustedIssuer: "is signed by an authority that is not trusted here"
+        case .selfSigned: "is self-signed"
+        case .revoked: "has been revoked"
+        case .other: "cannot be verified"
+        }
     }
 }

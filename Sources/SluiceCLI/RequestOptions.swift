@@ -1,0 +1,300 @@
+// curl's everyday request flags, shared by `sluice get` and `sluice put`, with curl's meanings: headers, method,
+// body, server and proxy credentials, cookies, proxy, TLS trust and HTTP version.
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceViewModel
+
+struct RequestOptions: ParsableArguments {
+    @Option(name: [.customShort("H"), .customLong("header")],
+            help: ArgumentHelp("Add a request header, 'Name: value' (repeatable); 'Name:' removes one sluice would send; @FILE reads one header a line.", valueName: "header"))
+    var headers: [String] = []
+
+    @Option(name: [.customShort("X"), .customLong("request"), .customLong("method")],
+            help: ArgumentHelp("The request method (GET, or POST with -d; PUT for put).", valueName: "method"))
+    var method: String?
+
+    @Option(name: [.customShort("d"), .customLong("data")],
+            help: ArgumentHelp("Send DATA as the body (POST, form-encoded unless -H sets Content-Type); @FILE reads a file without its line breaks, @- standard input; several -d are joined with &.", valueName: "data"))
+    var data: [String] = []
+
+    @Option(name: .customLong("data-binary"),
+            help: ArgumentHelp("As -d, but @FILE is sent byte for byte.", valueName: "data"))
+    var dataBinary: [String] = []
+
+    @Option(name: [.customShort("u"), .customLong("user")],
+            help: ArgumentHelp("Server credentials, sent as Basic; without :PASSWORD it is asked for on the terminal (not echoed).", valueName: "user[:password]"))
+    var user: String?
+
+    @Flag(name: .customLong("netrc"), help: "Take the server credentials for each host from ~/.netrc (or $NETRC).")
+    var netrc = false
+
+    @Option(name: [.customShort("b"), .customLong("cookie")],
+            help: ArgumentHelp("Send cookies: 'name=value; other=value', or read them from FILE (Netscape format).", valueName: "data|file"))
+    var cookies: [String] = []
+
+    @Option(name: [.customShort("c"), .customLong("cookie-jar")],
+            help: ArgumentHelp("Write the session's cookies to FILE (Netscape format) at the end.", valueName: "file"))
+    var cookieJar: String?
+
+    @Option(name: [.customShort("x"), .customLong("proxy")],
+            help: ArgumentHelp("Use this proxy: [http|https|socks4|socks4a|socks5|socks5h://][user:password@]host[:port]; \"\" for none, whatever the environment says.", valueName: "url"))
+    var proxy: String?
+
+    @Option(name: [.customShort("U"), .customLong("proxy-user")],
+            help: ArgumentHelp("Proxy credentials; without :PASSWORD it is asked for on the terminal.", valueName: "user[:password]"))
+    var proxyUser: String?
+
+    @Option(name: .customLong("noproxy"),
+            help: ArgumentHelp("Hosts reached without the proxy (no_proxy's syntax: 'localhost,.example.org', '*').", valueName: "list"))
+    var noProxy: String?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")],
+          help: "Accept any server certificate (the connection is encrypted but the server is not checked).")
+    var insecure = false
+
+    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the certificates in this PEM file instead of the system's.", valueName: "file"))
+    var caCert: String?
+
+    @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
+    var http1_1 = false
+
+    @Flag(name: .customLong("http2"), help: "Ask for HTTP/2 (the default over https; an upgrade offer over http).")
+    var http2 = false
+
+    /// Checks and reads what the flags name (files, standard input, the terminal for a password) once, before
+    /// any transfer. `takesBody` is false for `put`, whose body is its file.
+    func prepare(defaultMethod: String = "GET", takesBody: Bool = true,
+                 askPassword: (String) -> String? = PasswordPrompt.ask) throws -> PreparedRequest {
+        var prepared = PreparedRequest(method: defaultMethod)
+        if let method {
+            guard !method.isEmpty, method.utf8.allSatisfy(HeaderSyntax.isTokenByte) else {
+                throw CLIFailure(code: 2, message: "-X: not a method: \(Sanitized.text(method))")
+            }
+            prepared.method = method
+        }
+
+        for argument in headers {
+            let lines = argument.hasPrefix("@") ? try Self.readLines(String(argument.dropFirst()), flag: "-H") : [argument]
+            for line in lines where !line.isEmpty {
+                try prepared.addHeader(line)
+            }
+        }
+
+        if !data.isEmpty || !dataBinary.isEmpty {
+            guard takesBody else { throw CLIFailure(code: 2, message: "put sends its FILE as the body; -d is for get") }
+            var parts: [Data] = []
+            for argument in data { parts.append(try Self.body(argument, keepLineBreaks: false)) }
+            for argument in dataBinary { parts.append(try Self.body(argument, keepLineBreaks: true)) }
+            prepared.body = Data(parts.joined(separator: Data("&".utf8)))
+            if self.method == nil { prepared.method = "POST" }
+            if prepared.headers["Content-Type"] == nil {
+                prepared.headers.add("Content-Type", "application/x-www-form-urlencoded")
+            }
+        }
+
+        if let user {
+            prepared.credentials = .always(try Self.credentials(user, kind: "host", askPassword: askPassword))
+        } else if netrc {
+            prepared.credentials = .fromNetrc(try Netrc.load())
+        }
+
+        for cookie in cookies {
+            if cookie.contains("=") {
+                prepared.cookieHeader = prepared.cookieHeader.map { $0 + "; " + cookie } ?? cookie
+            } else {
+                prepared.cookieFiles.append(cookie)
+            }
+        }
+        prepared.cookieJar = cookieJar
+
+        var configuration = SessionConfiguration.default
+        if let proxy {
+            if proxy.isEmpty {
+                configuration.proxy = .direct
+            } else {
+                guard var server = ProxyServer(url: proxy) else {
+                    throw CLIFailure(code: 2, message: "-x: not a proxy URL: \(Sanitized.text(proxy))")
+                }
+                if let proxyUser {
+                    let (name, password) = try Self.credentials(proxyUser, kind: "proxy", askPassword: askPassword)
+                    server.username = name
+                    server.password = password
+                }
+                configuration.proxy = .server(server)
+            }
+        } else if proxyUser != nil {
+            throw CLIFailure(code: 2, message: "--proxy-user needs -x; for a proxy from the environment, put the credentials in its URL (https_proxy=http://user:password@host:port)")
+        }
+        configuration.proxyBypass = noProxy
+
+        if insecure {
+            configuration.tlsVerificationEnabled = false
+            StandardStreams.error("sluice: warning: -k: server certificates are not checked; anyone between here and the server can read and change this transfer\n")
+        }
+        if let caCert {
+            guard ReadableFile.check(caCert) else {
+                throw CLIFailure(code: 2, message: "--cacert: cannot read \(Sanitized.text(caCert)): not a readable regular file")
+            }
+            configuration.caFile = caCert
+        }
+        if http1_1 && http2 { throw CLIFailure(code: 2, message: "--http1.1 and --http2 ask for different versions; give one") }
+        if http1_1 { configuration.httpVersion = .http1_1 }
+        if http2 { configuration.httpVersion = .http2 }
+        prepared.configuration = configuration
+        return prepared
+    }
+
+    /// -d's argument: the text itself, or @FILE / @- read whole (curl drops CR and LF from -d @FILE, not from
+    /// --data-binary).
+    private static func body(_ argument: String, keepLineBreaks: Bool) throws -> Data {
+        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
+        let name = String(argument.dropFirst())
+        let bytes = try readAll(name, flag: keepLineBreaks ? "--data-binary" : "-d")
+        return keepLineBreaks ? bytes : Data(bytes.filter { $0 != 10 && $0 != 13 })
+    }
+
+    private static func readLines(_ name: String, flag: String) throws -> [String] {
+        String(decoding: try readAll(name, flag: flag), as: UTF8.self)
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).map(String.init)
+    }
+
+    /// A file, or standard input for "-".
+    private static func readAll(_ name: String, flag: String) throws -> Data {
+        let fd = name == "-" ? 0 : open(name, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CLIFailure(code: 2, message: "\(flag) @\(Sanitized.text(name)): \(String(cString: strerror(errno)))")
+        }
+        defer { if fd != 0 { close(fd) } }
+        var result = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw CLIFailure(code: 2, message: "\(flag) @\(Sanitized.text(name)): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return result }
+            result.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// "user:password", or "user" and the password asked for (curl's prompt).
+    private static func credentials(_ text: String, kind: String, askPassword: (String) -> String?) throws -> (String, String) {
+        if let colon = text.firstIndex(of: ":") {
+            return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+        }
+        guard let password = askPassword("Enter \(kind) password for user '\(text)':") else {
+            let flag = kind == "host" ? "-u" : "--proxy-user"
+            throw CLIFailure(code: 2, message: "\(flag) \(Sanitized.text(text)) gives no password and there is no terminal to ask on; use \(flag) \(Sanitized.text(text)):PASSWORD")
+        }
+        return (text, password)
+    }
+}
+
+/// What the flags asked for, read and checked: the session's configuration and how each URL's request is made.
+struct PreparedRequest: Sendable {
+    enum Credentials: Sendable {
+        case none
+        /// -u: sent to every URL given (never to a redirect's other origin: the engine drops Authorization there).
+        case always((user: String, password: String))
+        /// --netrc: each URL's host looked up.
+        case fromNetrc(Netrc)
+    }
+
+    var method: String
+    var headers = HTTPHeaders()
+    var body: Data?
+    var credentials = Credentials.none
+    /// -b 'name=value': sent as given, like a -H 'Cookie: ...'.
+    var cookieHeader: String?
+    /// -b FILE and -c FILE, for the session's cookie store: `checkCookieStore` is where they are handed to it.
+    var cookieFiles: [String] = []
+    var cookieJar: String?
+    var configuration = SessionConfiguration.default
+
+    init(method: String) { self.method = method }
+
+    /// The request for one URL: the method, headers and body the flags gave, credentials for its host.
+    func request(for url: URL) -> Request {
+        var fields = headers
+        if fields["Authorization"] == nil, let (user, password) = credentials(for: url) {
+            // Basic, sent with the first request as curl does without --digest or --anyauth.
+            fields.add("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+        }
+        if let cookieHeader, fields["Cookie"] == nil { fields.add("Cookie", cookieHeader) }
+        return Request(url: url, method: method, headers: fields, body: body)
+    }
+
+    /// The session's configuration; `base` carries what the command itself sets (timeouts, directories).
+    func configure(_ base: SessionConfiguration) throws -> SessionConfiguration {
+        var result = base
+        result.proxy = configuration.proxy
+        result.proxyBypass = configuration.proxyBypass
+        result.tlsVerificationEnabled = configuration.tlsVerificationEnabled
+        result.caFile = configuration.caFile
+        result.httpVersion = configuration.httpVersion
+        try checkCookieStore()
+        return result
+    }
+
+    /// The hook for the session's cookie store (issue 13, item 4): it takes `cookieFiles` to load and
+    /// `cookieJar` to write. Until the store exists, asking for either is refused rather than ignored.
+    func checkCookieStore() throws {
+        if let file = cookieFiles.first ?? cookieJar {
+            throw CLIFailure(code: 2, message: "cookie files (-b FILE, -c FILE) need the session cookie store, which this build does not have yet: \(Sanitized.text(file))")
+        }
+    }
+
+    /// True when a request is a plain GET with nothing added, which is all a resumed download can repeat.
+    var isPlainGet: Bool {
+        method == "GET" && headers.isEmpty && body == nil && cookieHeader == nil
+            && { if case .none = credentials { true } else { false } }()
+    }
+
+    private func credentials(for url: URL) -> (String, String)? {
+        switch credentials {
+        case .none: return nil
+        case .always(let pair): return (pair.user, pair.password)
+        case .fromNetrc(let netrc): return url.host.flatMap { netrc.credentials(for: $0) }
+        }
+    }
+
+    /// -H's line: "Name: value" adds, "Name:" removes a header sluice would send (as curl).
+    mutating func addHeader(_ line: String) throws {
+        guard let colon = line.firstIndex(of: ":") else {
+            let hint = line.hasSuffix(";") ? " (curl's 'Name;' for an empty header is not supported)" : ""
+            throw CLIFailure(code: 2, message: "-H: not a header, 'Name: value': \(Sanitized.text(line))\(hint)")
+        }
+        let name = String(line[..<colon])
+        var value = line[line.index(after: colon)...]
+        while value.first == " " || value.first == "\t" { value = value.dropFirst() }
+        while value.last == " " || value.last == "\t" { value = value.dropLast() }
+        guard !name.isEmpty, name.utf8.allSatisfy(HeaderSyntax.isTokenByte) else {
+            throw CLIFailure(code: 2, message: "-H: not a header name: \(Sanitized.text(name))")
+        }
+        guard !value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
+            throw CLIFailure(code: 2, message: "-H \(Sanitized.text(name)): a value cannot hold a line break")
+        }
+        headers.add(name, String(value))
+    }
+}
+
+enum HeaderSyntax {
+    /// RFC 9110's tchar: what a header name or a method may be made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

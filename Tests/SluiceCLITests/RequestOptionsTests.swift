@@ -1,0 +1,230 @@
+// curl's request flags on `sluice get` and `sluice put`: what each one puts in the request, checked against the
+// scenario server's /headers and /echo, and the refusals, the netrc file and the no-echo password prompt.
+import Dispatch
+import Foundation
+import SluiceEngine
+import SluiceScenarioServer
+import Testing
+@testable import SluiceCLI
+
+@Suite struct RequestOptionsTests {
+    func prepared(_ arguments: [String], askPassword: (String) -> String? = { _ in nil }) throws -> PreparedRequest {
+        try RequestOptions.parse(arguments).prepare(askPassword: askPassword)
+    }
+
+    func refusal(_ arguments: [String]) -> String? {
+        do {
+            _ = try RequestOptions.parse(arguments).prepare(askPassword: { _ in nil })
+            return nil
+        } catch let failure as CLIFailure {
+            return failure.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The server's answer to the request the flags make.
+    func send(_ prepared: PreparedRequest, to url: URL) async throws -> (String, Response) {
+        let session = Session(configuration: try prepared.configure(.default))
+        defer { session.finishTasksAndInvalidate() }
+        let (body, response) = try await session.data(for: prepared.request(for: url))
+        return (String(decoding: body, as: UTF8.self), response)
+    }
+
+    @Test func headersMethodAndAFileBodyReachTheServer() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try "a=1\r\nb=2\n".write(toFile: dir.path + "/form", atomically: true, encoding: .utf8)
+        let flags = ["-H", "X-Thing: y", "-H", "X-Other:  spaced value ", "-H", "User-Agent:", "-X", "PUT", "-d", "@" + dir.path + "/form"]
+        let (echoed, response) = try await send(try prepared(flags), to: server.url("/echo"))
+        #expect(response.headers["X-Request-Method"] == "PUT")
+        #expect(echoed == "a=1b=2", "-d @FILE drops line breaks, as curl")
+        let (headers, _) = try await send(try prepared(flags), to: server.url("/headers"))
+        #expect(headers.contains("X-Thing: y\n"))
+        #expect(headers.contains("X-Other: spaced value\n"))
+        #expect(headers.contains("Content-Type: application/x-www-form-urlencoded\n"))
+        #expect(!headers.lowercased().contains("user-agent"), "'Name:' removes a header: \(headers)")
+    }
+
+    @Test func theCommandItselfSendsThem() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try "line one\nline two\n".write(toFile: dir.path + "/body", atomically: true, encoding: .utf8)
+        let failure = await runGet([server.url("/echo").absoluteString, "-X", "PUT", "--data-binary", "@" + dir.path + "/body",
+                              "-o", dir.path + "/echo.out"])
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        #expect(try String(contentsOfFile: dir.path + "/echo.out", encoding: .utf8) == "line one\nline two\n")
+        let headersFailure = await runGet([server.url("/headers").absoluteString, "-H", "X-From-Get: 1", "-u", "alice:s3cret",
+                                     "-b", "a=1; b=2", "-o", dir.path + "/headers.out"])
+        #expect(headersFailure == nil, "\(headersFailure?.message ?? "")")
+        let seen = try String(contentsOfFile: dir.path + "/headers.out", encoding: .utf8)
+        #expect(seen.contains("X-From-Get: 1\n"))
+        #expect(seen.contains("Authorization: Basic YWxpY2U6czNjcmV0\n"))
+        #expect(seen.contains("Cookie: a=1; b=2\n"))
+    }
+
+    @Test func dataMeansPOSTUnlessAMethodIsGiven() throws {
+        let post = try prepared(["-d", "a=1", "-d", "b=2"])
+        #expect(post.method == "POST" && post.body == Data("a=1&b=2".utf8))
+        let typed = try prepared(["-d", "{}", "-H", "Content-Type: application/json"])
+        #expect(typed.request(for: URL(string: "http://h/")!).headers["Content-Type"] == "application/json")
+        #expect(try prepared(["-X", "DELETE"]).method == "DELETE")
+        #expect(try prepared([]).method == "GET")
+        #expect(try prepared([]).isPlainGet)
+        #expect(try !prepared(["-H", "X: 1"]).isPlainGet)
+    }
+
+    @Test func credentialsAreAskedForWhenOnlyAUserIsGiven() throws {
+        let asked = Locked<[String]>([])
+        let withPassword = try prepared(["-u", "alice"]) { prompt in
+            asked.withLock { $0.append(prompt) }
+            return "from terminal"
+        }
+        #expect(asked.withLock { $0 } == ["Enter host password for user 'alice':"])
+        let header = withPassword.request(for: URL(string: "http://h/")!).headers["Authorization"]
+        #expect(header == "Basic " + Data("alice:from terminal".utf8).base64EncodedString())
+        #expect(refusal(["-u", "alice"])?.contains("no terminal") == true)
+        #expect(try prepared(["-u", "alice:"]).request(for: URL(string: "http://h/")!).headers["Authorization"]
+                == "Basic " + Data("alice:".utf8).base64EncodedString(), "an empty password is a password")
+        let explicit = try prepared(["-u", "a:b", "-H", "Authorization: Bearer t0k"])
+        #expect(explicit.request(for: URL(string: "http://h/")!).headers["Authorization"] == "Bearer t0k")
+    }
+
+    @Test func netrcGivesEachHostItsOwnCredentials() {
+        let netrc = Netrc.parse("""
+            machine api.example login robot password "pa ss\\"word"
+            # a comment is just words to skip
+            macdef init
+            cd /pub
+
+            machine other.example
+              login bob
+              password hunter2
+            default login anonymous password guest
+            """)
+        #expect(netrc.credentials(for: "API.example").map { [$0.0, $0.1] } == ["robot", "pa ss\"word"])
+        #expect(netrc.credentials(for: "other.example").map { [$0.0, $0.1] } == ["bob", "hunter2"])
+        #expect(netrc.credentials(for: "elsewhere").map { [$0.0, $0.1] } == ["anonymous", "guest"])
+        #expect(Netrc.parse("machine a login x").credentials(for: "b") == nil)
+
+        var request = PreparedRequest(method: "GET")
+        request.credentials = .fromNetrc(netrc)
+        #expect(request.request(for: URL(string: "https://other.example/x")!).headers["Authorization"]
+                == "Basic " + Data("bob:hunter2".utf8).base64EncodedString())
+    }
+
+    @Test func proxyFlags() throws {
+        let socks = try prepared(["-x", "socks5h://127.0.0.1:1080", "--proxy-user", "u:p", "--noproxy", "localhost"])
+        #expect(socks.configuration.proxy == .server(ProxyServer(kind: .socks5h, host: "127.0.0.1", port: 1080, username: "u", password: "p")))
+        #expect(socks.configuration.proxyBypass == "localhost")
+        #expect(try prepared(["-x", ""]).configuration.proxy == .direct)
+        #expect(try prepared([]).configuration.proxy == .environment)
+        #expect(refusal(["-x", "gopher://h"])?.contains("not a proxy URL") == true)
+        #expect(refusal(["--proxy-user", "u:p"])?.contains("needs -x") == true)
+    }
+
+    @Test func tlsAndVersionFlags() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try "pem".write(toFile: dir.path + "/ca.pem", atomically: true, encoding: .utf8)
+        let tls = try prepared(["-k", "--cacert", dir.path + "/ca.pem", "--http1.1"])
+        #expect(!tls.configuration.tlsVerificationEnabled)
+        #expect(tls.configuration.caFile == dir.path + "/ca.pem")
+        #expect(tls.configuration.httpVersion == .http1_1)
+        #expect(try prepared(["--http2"]).configuration.httpVersion == .http2)
+        #expect(refusal(["--cacert", dir.path + "/missing.pem"])?.contains("cannot read") == true)
+        #expect(refusal(["--http1.1", "--http2"]) != nil)
+    }
+
+    @Test func refusals() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        #expect(refusal(["-H", "no colon"])?.contains("not a header") == true)
+        #expect(refusal(["-H", "Bad Name: x"])?.contains("not a header name") == true)
+        #expect(refusal(["-H", "Empty;"])?.contains("not supported") == true)
+        try "X-A: 1\r\nX-B: 2\n".write(toFile: dir.path + "/headers", atomically: true, encoding: .utf8)
+        let fromFile = try prepared(["-H", "@" + dir.path + "/headers"])
+        #expect(fromFile.headers["X-A"] == "1" && fromFile.headers["X-B"] == "2")
+        #expect(refusal(["-X", "GET /x HTTP/1.1"])?.contains("not a method") == true)
+        #expect(refusal(["-d", "@" + dir.path + "/missing"])?.contains("No such file") == true)
+        #expect(throws: CLIFailure.self) { _ = try RequestOptions.parse(["-d", "x"]).prepare(takesBody: false) }
+        // The cookie store's hook: files are refused until it exists, never silently ignored.
+        #expect(throws: CLIFailure.self) { _ = try prepared(["-b", dir.path + "/cookies.txt"]).configure(.default) }
+        #expect(throws: CLIFailure.self) { _ = try prepared(["-c", dir.path + "/jar.txt"]).configure(.default) }
+    }
+
+    @Test func aResumedDownloadIsNotMadeWithoutTheFlagsItWasStartedWith() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let target = dir.path + "/out.bin"
+        let url = server.url("/bytes/300000?drop=100000").absoluteString
+        let first = await runGet([url, "-o", target, "-H", "X-Token: 1"])
+        #expect(first?.message.contains("resume") == true, "\(first?.message ?? "")")
+        let second = await runGet([url, "-o", target, "-H", "X-Token: 1"])
+        #expect(second?.message.contains("cannot carry -H") == true, "\(second?.message ?? "")")
+        #expect(FileManager.default.fileExists(atPath: target + ".sluice-resume"), "the partial download is kept")
+    }
+}
+
+@Suite struct PasswordPromptTests {
+    /// A pseudo-terminal stands for the user's: the prompt is written to it, the typed password is read with echo
+    /// off (nothing comes back but the line end), and the terminal's modes are as they were afterwards.
+    @Test func thePasswordIsReadWithoutEcho() throws {
+        // posix_openpt and ptsname are hidden from Swift behind feature macros; these are their Linux insides.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        try #require(ioctl(master, 0x4004_5431, &unlock) == 0)  // TIOCSPTLCK
+        try #require(ioctl(master, 0x8004_5430, &number) == 0)  // TIOCGPTN
+        let terminal = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        try #require(terminal >= 0)
+        defer { close(terminal) }
+        var before = termios()
+        _ = tcgetattr(terminal, &before)
+        #expect(before.c_lflag & tcflag_t(ECHO) != 0, "a fresh terminal echoes")
+
+        let answer = Locked<String??>(nil)
+        Thread.detachNewThread {
+            let line = PasswordPrompt.ask("Enter host password for user 'alice':", terminal: terminal)
+            answer.withLock { $0 = .some(line) }
+        }
+        var seen = readAvailable(master, until: { $0.contains("alice':") })
+        #expect(seen.hasSuffix("Enter host password for user 'alice':"))
+        let typed = Array("s3cret\n".utf8)
+        #expect(write(master, typed, typed.count) == typed.count)
+        let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+        while answer.withLock({ $0 }) == nil && DispatchTime.now().uptimeNanoseconds < deadline { usleep(1000) }
+        #expect(answer.withLock { $0 } == .some("s3cret"))
+        seen += readAvailable(master, until: { $0.contains("\n") })
+        #expect(!seen.contains("s3cret"), "the password was echoed: \(seen.debugDescription)")
+        var after = termios()
+        _ = tcgetattr(terminal, &after)
+        #expect(after.c_lflag == before.c_lflag, "the terminal's modes are restored")
+    }
+
+    @Test func noTerminalMeansNoPrompt() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        #expect(PasswordPrompt.ask("x", terminal: fds[0]) == nil)
+    }
+
+    /// What the pseudo-terminal's far end has received, read until `done` holds or two seconds pass.
+    func readAvailable(_ fd: Int32, until done: (String) -> Bool) -> String {
+        var text = ""
+        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while !done(text) && DispatchTime.now().uptimeNanoseconds < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 20) > 0 else { continue }
+            let n = read(fd, &buffer, buffer.count)
+            if n > 0 { text += String(decoding: buffer[0..<n], as: UTF8.self) }
+        }
+        return text
+    }
+}
