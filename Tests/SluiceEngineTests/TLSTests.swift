@@ -52,6 +52,24 @@ import Testing
         #expect(error?.failingURL == url)
     }
 
+    /// A certificate that does not verify is a server-trust challenge: the delegate may accept it (for that host
+    /// and port) or not (the verification error stands, which is also the default).
+    @Test func aServerTrustChallengeAcceptsOrRefusesTheCertificate() async throws {
+        let servers = try await ThirdPartyServers.shared()
+        let url = servers.https(servers.selfSignedPort, "/small/f1")
+        let accepting = ChallengeRecorder([.useCredential(.serverTrust)])
+        guard let accepted = await accepting.run(url) else { return }
+        #expect(accepted.error == nil)
+        #expect(accepted.statuses == [200])
+        #expect(accepted.challenges.first?.protectionSpace.authenticationMethod == .serverTrust)
+        #expect(accepted.challenges.first?.error?.certificateProblem == .selfSigned)
+        for answer in [ChallengeDisposition.performDefaultHandling, .rejectProtectionSpace, .useCredential(Credential(user: "a", password: "b"))] {
+            guard let refused = await ChallengeRecorder([answer]).run(url) else { return }
+            #expect(refused.error?.code == .serverCertificateUntrusted, "after \(answer)")
+            #expect(refused.statuses.isEmpty)
+        }
+    }
+
     @Test func insecureModeAcceptsEveryRefusedCertificate() async throws {
         let servers = try await ThirdPartyServers.shared()
         var configuration = SessionConfiguration.default
