@@ -84,6 +84,7 @@ struct GetCommand: ParsableCommand {
     /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
     private func transfer(_ targets: [URL]) throws {
         let prepared = try requestOptions.prepare()
+        defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
         let monitor = FlowRecorder.monitor(then: trace ? TraceEncoder.monitor() : nil)

@@ -215,9 +215,12 @@ struct PreparedRequest: Sendable {
     var credentials = Credentials.none
     /// -b 'name=value': sent as given, like a -H 'Cookie: ...'.
     var cookieHeader: String?
-    /// -b FILE and -c FILE, for the session's cookie store: `checkCookieStore` is where they are handed to it.
+    /// -b FILE (read into the session's cookie store before the first request) and -c FILE (the store written
+    /// there at the end, as curl's cookie jar).
     var cookieFiles: [String] = []
     var cookieJar: String?
+    /// The session's cookies: what -b FILE gave, then what the responses set.
+    let cookieStore = CookieStorage()
     var configuration = SessionConfiguration.default
 
     init(method: String) { self.method = method }
@@ -241,15 +244,20 @@ struct PreparedRequest: Sendable {
         result.tlsVerificationEnabled = configuration.tlsVerificationEnabled
         result.caFile = configuration.caFile
         result.httpVersion = configuration.httpVersion
-        try checkCookieStore()
+        for file in cookieFiles {  // a missing file is no cookies, as for curl's -b FILE
+            do throws(TransferError) { try cookieStore.load(from: file) } catch {
+                throw CLIFailure(code: 1, message: "cannot read the cookie file \(Sanitized.text(file))")
+            }
+        }
+        result.httpCookieStorage = cookieStore
         return result
     }
 
-    /// The hook for the session's cookie store (issue 13, item 4): it takes `cookieFiles` to load and
-    /// `cookieJar` to write. Until the store exists, asking for either is refused rather than ignored.
-    func checkCookieStore() throws {
-        if let file = cookieFiles.first ?? cookieJar {
-            throw CLIFailure(code: 2, message: "cookie files (-b FILE, -c FILE) need the session cookie store, which this build does not have yet: \(Sanitized.text(file))")
+    /// Writes the cookie jar (-c FILE), if one was asked for; a failure is said on stderr, as curl does.
+    func saveCookieJar() {
+        guard let cookieJar else { return }
+        do throws(TransferError) { try cookieStore.save(to: cookieJar) } catch {
+            StandardStreams.error("sluice: cannot write the cookie jar \(Sanitized.text(cookieJar))\n")
         }
     }
 

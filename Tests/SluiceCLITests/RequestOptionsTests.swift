@@ -150,9 +150,19 @@ import Testing
         #expect(refusal(["-X", "GET /x HTTP/1.1"])?.contains("not a method") == true)
         #expect(refusal(["-d", "@" + dir.path + "/missing"])?.contains("No such file") == true)
         #expect(throws: CLIFailure.self) { _ = try RequestOptions.parse(["-d", "x"]).prepare(takesBody: false) }
-        // The cookie store's hook: files are refused until it exists, never silently ignored.
-        #expect(throws: CLIFailure.self) { _ = try prepared(["-b", dir.path + "/cookies.txt"]).configure(.default) }
-        #expect(throws: CLIFailure.self) { _ = try prepared(["-c", dir.path + "/jar.txt"]).configure(.default) }
+    }
+
+    /// -b FILE fills the session's cookie store (a missing file is no cookies, as for curl); -c FILE gets it back.
+    @Test func cookieFilesGoThroughTheSessionStore() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try "127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n".write(toFile: dir.path + "/cookies.txt", atomically: true, encoding: .utf8)
+        let request = try prepared(["-b", dir.path + "/cookies.txt", "-b", dir.path + "/missing.txt", "-c", dir.path + "/jar.txt"])
+        let configuration = try request.configure(.default)
+        #expect(configuration.httpCookieStorage?.cookies.map(\.name) == ["sid"])
+        request.saveCookieJar()
+        let jar = try String(contentsOfFile: dir.path + "/jar.txt", encoding: .utf8)
+        #expect(jar.contains("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc"))
     }
 
     @Test func aResumedDownloadIsNotMadeWithoutTheFlagsItWasStartedWith() async throws {
