@@ -12,16 +12,6 @@ import Testing
         return configuration
     }
 
-    func fetch(_ url: URL, _ configuration: SessionConfiguration) async -> Result<(Data, Response), TransferError> {
-        let session = Session(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        do {
-            return .success(try await session.data(for: Request(url: url)))
-        } catch {
-            return .failure(error)
-        }
-    }
-
     func text(_ result: Result<(Data, Response), TransferError>) -> String {
         (try? result.get()).map { String(decoding: $0.0, as: UTF8.self) } ?? ""
     }

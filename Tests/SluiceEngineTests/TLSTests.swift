@@ -5,16 +5,6 @@ import Foundation
 import Testing
 
 @Suite struct TLSTests {
-    func fetch(_ url: URL, _ configuration: SessionConfiguration) async -> Result<(Data, Response), TransferError> {
-        let session = Session(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        do {
-            return .success(try await session.data(for: Request(url: url)))
-        } catch {
-            return .failure(error)
-        }
-    }
-
     func failure(_ result: Result<(Data, Response), TransferError>) -> TransferError? {
         if case .failure(let error) = result { error } else { nil }
     }

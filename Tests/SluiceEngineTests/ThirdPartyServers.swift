@@ -144,3 +144,14 @@ func runTogether(_ urls: [URL], configuration: SessionConfiguration) async -> [(
 
 /// A token for the URLs of one test, so that its lines in nginx's shared access log are its own.
 func uniqueToken() -> String { "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased() }
+
+/// One GET in a session of its own with `configuration`, its result kept (the TLS and proxy tests read both sides).
+func fetch(_ url: URL, _ configuration: SessionConfiguration) async -> Result<(Data, Response), TransferError> {
+    let session = Session(configuration: configuration)
+    defer { session.finishTasksAndInvalidate() }
+    do {
+        return .success(try await session.data(for: Request(url: url)))
+    } catch {
+        return .failure(error)
+    }
+}
