@@ -86,7 +86,11 @@ struct OutputFile {
         return true
     }
 
-    func removeResume() { unlink(resumePath) }
+    /// The resume file and a checkpoint a second Ctrl-C cut off before its rename.
+    func removeResume() {
+        unlink(resumePath)
+        unlink(resumePath + ".new")
+    }
 
     /// Moves the finished download into place; returns why it could not. Without `force` an existing file is
     /// never replaced: `link` fails rather than overwrite, even if the file appeared during the download.
