@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceTUI
 import SluiceViewModel
 import Synchronization
 
@@ -58,6 +59,7 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var flowExport: FlowExportOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
+    @OptionGroup var shortData: ShortDataOption
 
     mutating func run() throws {
         var texts = urls
@@ -83,7 +85,7 @@ struct GetCommand: ParsableCommand {
 
     /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
     private func transfer(_ targets: [URL]) throws {
-        let prepared = try requestOptions.prepare()
+        let prepared = try requestOptions.prepare(shortData: shortData.values)
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
@@ -198,17 +200,6 @@ struct GetCommand: ParsableCommand {
         }
     }
 
-}
-
-extension SessionTask {
-    /// Cancels; a download keeps its partial file and produces resume data.
-    func stopKeepingResumeData() {
-        if let download = self as? DownloadTask {
-            download.cancel(byProducingResumeData: { _ in })
-        } else {
-            cancel()
-        }
-    }
 }
 
 enum DispositionOption: String, ExpressibleByArgument, CaseIterable {

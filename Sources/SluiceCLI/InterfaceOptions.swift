@@ -60,6 +60,8 @@ struct InterfaceOptions: ParsableArguments {
                 app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
             }
         }
+        app.cancelAll()
+        app.waitUntilStopped(seconds: 10)  // downloads write their checkpoints
         app.session.invalidateAndCancel()
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted; the transfers still running were cancelled")

@@ -1,12 +1,19 @@
-// `sluice [open] URL...`: the UI with those URLs as data tasks, so the disposition and conversion can be seen.
+// `sluice [open] URL...`: the UI with those URLs as data tasks (so the disposition and conversion can be seen) or,
+// with -d, as downloads saved in the output directory.
 import ArgumentParser
+import SluiceEngine
 import SluiceTUI
 import SluiceViewModel
 
 struct OpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open the UI with URLs as data tasks (the default: sluice URL... is sluice open URL...)."
+        abstract: "Open the UI with URLs as data tasks, or as downloads with -d (the default: sluice URL... is sluice open URL...).",
+        discussion: """
+            With -d, each URL is saved in --output-dir under its name (never over an existing file; name.1 then), \
+            its bytes in NAME.sluice-part and its resume state in NAME.sluice-resume beside it until it is complete, \
+            as sluice get -o does: sluice get -o NAME URL continues one that was stopped.
+            """
     )
 
     @Argument(help: "URLs to open as data tasks (http, https, file or data).")
@@ -16,13 +23,20 @@ struct OpenCommand: ParsableCommand {
             help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input).", valueName: "file"))
     var inputFile: String?
 
-    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once; the others wait their turn.", valueName: "n"))
+    @Flag(name: [.customShort("d"), .customLong("download")], help: "Add the URLs as downloads saved in the output directory.")
+    var download = false
+
+    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once; the others wait their turn (J changes it live).", valueName: "n"))
     var jobs: Int = 6
+
+    @Option(help: ArgumentHelp("At most this many transfers at once to one server.", valueName: "n"))
+    var perHost: Int?
 
     @Flag(help: "Hold every response until you answer it: r allow, c cancel, d become a download.")
     var ask = false
 
     @OptionGroup var interface: InterfaceOptions
+    @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
 
     mutating func run() throws {
         let interactive = InterfaceOptions.isTerminal
@@ -33,9 +47,18 @@ struct OpenCommand: ParsableCommand {
             throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
         }
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
+        if let perHost, perHost < 1 { throw CLIFailure(code: 2, message: "--per-host needs at least 1") }
+        let prepared = try requestOptions.prepare()
+        defer { prepared.saveCookieJar() }
+        let configuration = try prepared.configure(.default)
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
-        let app = TransferApp(outputDirectory: directory, concurrency: jobs)
-        for url in texts { app.add(url, asks: ask && interactive) }
+        let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
+                              configuration: configuration, request: { prepared.request(for: $0) })
+        for url in texts {
+            if case .failure(let problem) = app.add(url, asks: ask && interactive, kind: download ? .download : .data) {
+                throw CLIFailure(code: 1, message: problem.message)
+            }
+        }
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive)
     }
 }

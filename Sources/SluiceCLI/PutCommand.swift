@@ -30,6 +30,7 @@ struct PutCommand: ParsableCommand {
     var timeout: Double = 60
 
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
+    @OptionGroup var shortData: ShortDataOption
 
     mutating func run() throws {
         guard let target = ParsedURL.parse(url), ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
@@ -38,7 +39,7 @@ struct PutCommand: ParsableCommand {
         guard ReadableFile.check(file) else {
             throw CLIFailure(code: 1, message: "cannot read \(Sanitized.text(file)): not a readable regular file")
         }
-        let prepared = try requestOptions.prepare(defaultMethod: "PUT", takesBody: false)
+        let prepared = try requestOptions.prepare(defaultMethod: "PUT", takesBody: false, shortData: shortData.values)
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
         let delegate = GetDelegate(disposition: .allow, sink: FileDescriptorSink(fd: 1),

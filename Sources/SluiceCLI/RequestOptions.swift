@@ -21,7 +21,7 @@ struct RequestOptions: ParsableArguments {
             help: ArgumentHelp("The request method (GET, or POST with -d; PUT for put).", valueName: "method"))
     var method: String?
 
-    @Option(name: [.customShort("d"), .customLong("data")],
+    @Option(name: .customLong("data"),
             help: ArgumentHelp("Send DATA as the body (POST, form-encoded unless -H sets Content-Type); @FILE reads a file without its line breaks, @- standard input; several -d are joined with &.", valueName: "data"))
     var data: [String] = []
 
@@ -71,8 +71,10 @@ struct RequestOptions: ParsableArguments {
 
     /// Checks and reads what the flags name (files, standard input, the terminal for a password) once, before
     /// any transfer. `takesBody` is false for `put`, whose body is its file.
-    func prepare(defaultMethod: String = "GET", takesBody: Bool = true,
+    /// `shortData`: the values of `-d`, which `get` and `put` take as curl does and the UI takes as --download.
+    func prepare(defaultMethod: String = "GET", takesBody: Bool = true, shortData: [String] = [],
                  askPassword: (String) -> String? = PasswordPrompt.ask) throws -> PreparedRequest {
+        let data = shortData + self.data
         var prepared = PreparedRequest(method: defaultMethod)
         if let method {
             guard !method.isEmpty, method.utf8.allSatisfy(HeaderSyntax.isTokenByte) else {

@@ -3,6 +3,7 @@
 
 public enum Action: String, CaseIterable, Sendable {
     case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
+    case moveUp, moveDown, concurrency
     case up, down, pageUp, pageDown, first, last, close, help, quit
 
     /// The keys, as `Key` values and as the help screen spells them.
@@ -21,6 +22,9 @@ public enum Action: String, CaseIterable, Sendable {
         case .mermaid: [.character("m")]
         case .har: [.character("h")]
         case .harAll: [.character("H")]
+        case .moveUp: [.character("+")]
+        case .moveDown: [.character("-")]
+        case .concurrency: [.character("J")]
         case .up: [.up, .character("k")]
         case .down: [.down, .character("j")]
         case .pageUp: [.pageUp]
@@ -49,6 +53,9 @@ public enum Action: String, CaseIterable, Sendable {
         case .mermaid: "mermaid"
         case .har: "har"
         case .harAll: "har all"
+        case .moveUp: "queue up"
+        case .moveDown: "queue down"
+        case .concurrency: "jobs"
         case .up: "up"
         case .down: "down"
         case .pageUp: "page up"
@@ -67,7 +74,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .suspend: "suspend a running task (its bytes really stop)"
         case .cancel: "cancel a task; cancel a task awaiting its response"
         case .convert: "turn the task into a download (saved in the output directory)"
-        case .add: "add a URL as a new data task"
+        case .add: "add a URL as a data task or (Tab in the prompt) as a download"
         case .remove: "remove a completed task from the list"
         case .filter: "show only tasks whose name or URL contains some text"
         case .sort: "sort by order added, progress, state or name"
@@ -76,6 +83,9 @@ public enum Action: String, CaseIterable, Sendable {
         case .mermaid: "write the task's flow as a Mermaid diagram (NAME.mmd in the output directory)"
         case .har: "write the task's requests and responses as a HAR file (NAME.har)"
         case .harAll: "write every completed task into one HAR file (sluice-tasks.har)"
+        case .moveUp: "move a queued task one place nearer the front of the queue"
+        case .moveDown: "move a queued task one place further back in the queue"
+        case .concurrency: "change how many transfers run at once (-j)"
         case .up: "select the task above (in the detail pane: scroll)"
         case .down: "select the task below (in the detail pane: scroll)"
         case .pageUp: "move a page up (in the detail pane: scroll)"

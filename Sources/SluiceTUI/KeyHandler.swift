@@ -38,6 +38,14 @@ public enum KeyHandler {
             }
         case .add:
             ui.mode = .prompt(.addURL, "")
+        case .concurrency:
+            ui.mode = .prompt(.concurrency, "")
+        case .moveUp, .moveDown:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            return [.intent(.move(row.id, by: action == .moveUp ? 1 : -1))]
         case .remove:
             guard let row = model.selected else {
                 ui.message = "no task selected"
@@ -100,7 +108,20 @@ public enum KeyHandler {
         case .enter:
             ui.mode = .normal
             let entered = text.trimmingBlanks()
-            if kind == .addURL, !entered.isEmpty { return [.intent(.add(entered))] }
+            guard !entered.isEmpty else { return [] }
+            switch kind {
+            case .addURL: return [.intent(.add(entered, .data))]
+            case .addDownload: return [.intent(.add(entered, .download))]
+            case .concurrency:
+                guard let limit = Int(entered), limit >= 1, limit <= 10_000 else {
+                    ui.message = "transfers at once: a number from 1 to 10000"
+                    return []
+                }
+                return [.intent(.setConcurrency(limit))]
+            case .filter: return []
+            }
+        case .tab where kind == .addURL || kind == .addDownload:
+            ui.mode = .prompt(kind == .addURL ? .addDownload : .addURL, text)
             return []
         case .backspace:
             if !text.isEmpty { text.removeLast() }

@@ -53,10 +53,17 @@ public enum Renderer {
     private static func bottomLine(_ model: Model, _ ui: UIState, width: Int) -> StyledLine {
         switch ui.mode {
         case .prompt(let kind, let text):
-            let label = kind == .addURL ? "Add URL: " : "Filter: "
+            let label = switch kind {
+            case .addURL: "Add URL (Tab: as download): "
+            case .addDownload: "Add download (Tab: as data task): "
+            case .filter: "Filter: "
+            case .concurrency: "Transfers at once: "
+            }
             return StyledLine([Span(label, .prompt), Span(Sanitized.text(text) + "▏", .prompt)])
         case .confirmQuit:
-            return StyledLine("Transfers are still running. Quit and cancel them? (y/n)", .prompt)
+            return StyledLine(ui.quitKeepsDownloads
+                ? "Transfers are still running. Quit? Downloads resume next time, data tasks are cancelled. (y/n)"
+                : "Transfers are still running. Quit and cancel them? (y/n)", .prompt)
         case .help:
             return keyBar(Action.helpBar, width: width)
         case .normal:

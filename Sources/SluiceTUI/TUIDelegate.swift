@@ -1,5 +1,6 @@
-// The session delegate behind the UI: starts tasks in turn, holds dispositions the user answers, keeps a data
-// task's bytes so a conversion can put them first, and saves finished downloads under safe, never-overwriting names.
+// The session delegate behind the UI: gives each row a stable id whatever engine task carries it now, starts tasks
+// in turn, holds dispositions the user answers, keeps a data task's bytes so a conversion can put them first,
+// checkpoints downloads beside their files, and saves finished downloads under safe, never-overwriting names.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,6 +9,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import SluiceEngine
 import SluiceViewModel
 import Synchronization
@@ -17,9 +19,16 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     static let keepLimit = 32 << 20
     /// ...and all of them together at most this many (see docs/decisions.md: past either, `d` saves the rest).
     let keepTotalLimit: Int
+    /// A download's resume state goes to disk at least this often while bytes arrive.
+    static let checkpointInterval: UInt64 = 1_000_000_000
 
     private struct State {
-        var tasks: [Int: SessionTask] = [:]
+        var rows: [Int: ManagedTask] = [:]
+        /// Engine task id to row id: a row keeps its id across conversions, retries and restarts.
+        var rowOfTask: [Int: Int] = [:]
+        var nextRow = 1
+        /// Some row is a download the app placed (quitting keeps those to resume).
+        var managesDownloads = false
         var asking: Set<Int> = []
         var handlers: [Int: @Sendable (ResponseDisposition) -> Void] = [:]
         var kept: [Int: KeptBytes] = [:]
@@ -27,32 +36,69 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var overflowed: Set<Int> = []
         var queue: StartQueue
 
-        /// Lets go of a task's kept bytes; true when it had stopped keeping them for lack of room.
+        /// Lets go of a row's kept bytes; true when it had stopped keeping them for lack of room.
         mutating func release(_ id: Int) -> Bool {
             if let bytes = kept.removeValue(forKey: id) { keptTotal -= bytes.count }
             return overflowed.remove(id) != nil
         }
+
+        func row(of task: SessionTask) -> Int { rowOfTask[task.taskIdentifier] ?? task.taskIdentifier }
     }
 
     private let state: Mutex<State>
     private let outputDirectory: String
     private let post: @Sendable (ModelEvent) -> Void
 
-    /// At most `concurrency` tasks transfer at once; the others wait in the order they were added.
-    init(outputDirectory: String, concurrency: Int, keepTotalLimit: Int = 64 << 20,
+    /// At most `concurrency` tasks transfer at once, `perHost` per server; the others wait in the order they were
+    /// added. Row ids start at `firstRow` (past the ids a store already holds).
+    init(outputDirectory: String, concurrency: Int, perHost: Int = .max, firstRow: Int = 1, keepTotalLimit: Int = 64 << 20,
          post: @escaping @Sendable (ModelEvent) -> Void) {
         self.keepTotalLimit = keepTotalLimit
         self.outputDirectory = outputDirectory
         self.post = post
-        state = Mutex(State(queue: StartQueue(limit: concurrency)))
+        state = Mutex(State(nextRow: max(1, firstRow), queue: StartQueue(limit: concurrency, perHost: perHost)))
     }
 
-    /// Registers a new task; true when it may start now, false when it waits for a running one to complete.
-    func track(_ task: SessionTask, asks: Bool) -> Bool {
+    /// A new row id, for a task about to be tracked.
+    func newRow() -> Int {
         state.withLock { s in
-            s.tasks[task.taskIdentifier] = task
-            if asks { s.asking.insert(task.taskIdentifier) }
-            return s.queue.add(task.taskIdentifier)
+            defer { s.nextRow += 1 }
+            return s.nextRow
+        }
+    }
+
+    /// Registers a task as row `row`'s (a new one, or one the store brought back); true when it may start now,
+    /// false when it waits its turn.
+    func track(_ managed: ManagedTask, asks: Bool, queued: Bool = true) -> Bool {
+        state.withLock { s in
+            s.rows[managed.row] = managed
+            if managed.companions != nil { s.managesDownloads = true }
+            s.rowOfTask[managed.task.taskIdentifier] = managed.row
+            s.nextRow = max(s.nextRow, managed.row + 1)
+            if asks { s.asking.insert(managed.row) }
+            guard queued else { return false }
+            return s.queue.add(managed.row, host: managed.request.url.host)
+        }
+    }
+
+    /// Old-style registration (tests): the row is the task's own id.
+    func track(_ task: SessionTask, asks: Bool) -> Bool {
+        track(ManagedTask(row: task.taskIdentifier, task: task, request: task.originalRequest), asks: asks)
+    }
+
+    /// The engine's event with the row's id in place of the task's (a conversion's new task gets its row here,
+    /// just before its delegate call).
+    func translate(_ record: TaskEventRecord) -> TaskEventRecord {
+        state.withLock { s in
+            let row = s.rowOfTask[record.taskIdentifier] ?? record.taskIdentifier
+            var event = record.event
+            if case .didBecomeDownloadTask(let newTask) = event {
+                let newRow = s.nextRow
+                s.nextRow += 1
+                s.rowOfTask[newTask] = newRow
+                event = .didBecomeDownloadTask(newRow)
+            }
+            return TaskEventRecord(taskIdentifier: row, uptimeNanoseconds: record.uptimeNanoseconds, event: event)
         }
     }
 
@@ -63,15 +109,45 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func isQueued(_ id: Int) -> Bool { state.withLock { $0.queue.isWaiting(id) } }
 
+    /// The rows waiting their turn, first first.
+    var queued: [Int] { state.withLock { $0.queue.queued } }
+
     /// The user resumed a task: if it was waiting its turn, it no longer is.
     func startedByUser(_ id: Int) { state.withLock { $0.queue.startedByUser(id) } }
 
-    func task(_ id: Int) -> SessionTask? { state.withLock { $0.tasks[id] } }
+    /// The user suspended a task: its slot goes to the next in line, which is resumed.
+    func suspendedByUser(_ id: Int) {
+        let starting = state.withLock { s in s.queue.suspendedByUser(id).compactMap { s.rows[$0]?.task } }
+        for next in starting { next.resume() }
+    }
+
+    /// A new limit of transfers at once; tasks it lets start are resumed.
+    func setConcurrency(_ limit: Int) {
+        let starting = state.withLock { s in s.queue.setLimit(limit).compactMap { s.rows[$0]?.task } }
+        for next in starting { next.resume() }
+    }
+
+    var managesDownloads: Bool { state.withLock { $0.managesDownloads } }
+
+    var concurrency: Int { state.withLock { $0.queue.limit } }
+
+    /// Moves a queued row towards the front (positive) or back; false when it is not queued or cannot move.
+    func move(_ id: Int, by step: Int) -> Bool { state.withLock { $0.queue.move(id, by: step) } }
+
+    func task(_ id: Int) -> SessionTask? { state.withLock { $0.rows[id]?.task } }
+
+    func managed(_ id: Int) -> ManagedTask? { state.withLock { $0.rows[id] } }
 
     /// A completed task's row is gone: nothing refers to it any more.
-    func forget(_ id: Int) { state.withLock { _ = $0.tasks.removeValue(forKey: id) } }
+    func forget(_ id: Int) {
+        state.withLock { s in
+            if let task = s.rows.removeValue(forKey: id)?.task { s.rowOfTask[task.taskIdentifier] = nil }
+        }
+    }
 
-    var tasks: [SessionTask] { state.withLock { Array($0.tasks.values) } }
+    var tasks: [SessionTask] { state.withLock { $0.rows.values.map(\.task) } }
+
+    var managedTasks: [ManagedTask] { state.withLock { Array($0.rows.values) } }
 
     /// Answers a held response; false when the task is not waiting for one.
     func answer(_ id: Int, _ disposition: ResponseDisposition) -> Bool {
@@ -84,9 +160,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
-        let id = dataTask.taskIdentifier
         let capacity = min(Self.keepLimit, response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : Self.keepLimit)
         let asks = state.withLock { s -> Bool in
+            let id = s.row(of: dataTask)
             _ = s.release(id)
             s.kept[id] = KeptBytes(capacity: capacity)  // a new part starts a new body
             guard s.asking.contains(id) else { return false }
@@ -97,8 +173,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        let id = dataTask.taskIdentifier
         state.withLock { s in
+            let id = s.row(of: dataTask)
             guard !s.overflowed.contains(id), let kept = s.kept[id] else { return }
             if s.keptTotal + data.count > keepTotalLimit || !kept.append(data) {
                 _ = s.release(id)
@@ -110,33 +186,109 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     func urlSession(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
-        let (kept, lost) = state.withLock { s -> (Data, Bool) in
-            s.tasks[downloadTask.taskIdentifier] = downloadTask
-            s.queue.handedOver(from: dataTask.taskIdentifier, to: downloadTask.taskIdentifier)
-            let bytes = s.kept[dataTask.taskIdentifier]?.take() ?? Data()
+        let (kept, lost, newRow) = state.withLock { s -> (Data, Bool, Int) in
+            let old = s.row(of: dataTask)
+            let new = s.row(of: downloadTask)  // given by `translate` just before this call
+            s.rows[new] = ManagedTask(row: new, task: downloadTask, request: s.rows[old]?.request ?? dataTask.originalRequest,
+                                      kind: .download)
+            s.queue.handedOver(from: old, to: new)
+            let bytes = s.kept[old]?.take() ?? Data()
             s.keptTotal -= bytes.count
-            return (bytes, s.release(dataTask.taskIdentifier))
+            return (bytes, s.release(old), new)
         }
         if !kept.isEmpty { downloadTask.prependReceivedData(kept) }
         if lost {
-            post(.note(id: downloadTask.taskIdentifier,
-                       "the first \(ByteCountText.format(dataTask.countOfBytesReceived)) were shown but not kept; the file holds the rest"))
+            post(.note(id: newRow, "the first \(ByteCountText.format(dataTask.countOfBytesReceived)) were shown but not kept; the file holds the rest"))
         }
+    }
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {
+        checkpoint(downloadTask, force: true)  // the new response's validators
+    }
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        checkpoint(downloadTask, force: false)
+    }
+
+    /// At least once a second while bytes arrive, a managed download's resume state goes to disk (after the bytes
+    /// it names): a kill -9 then loses at most the last second.
+    private func checkpoint(_ task: DownloadTask, force: Bool) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let companions = state.withLock { s -> DownloadCompanions? in
+            let id = s.row(of: task)
+            guard let companions = s.rows[id]?.companions else { return nil }
+            let last = s.rows[id]?.lastCheckpoint ?? 0
+            guard force || last == 0 || now &- last >= Self.checkpointInterval else { return nil }
+            s.rows[id]?.lastCheckpoint = now
+            return companions
+        }
+        guard let companions else { return }
+        task.checkpoint { data in if let data { companions.saveResume(data) } }
     }
 
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
-        switch DownloadPlacement.link(location.path, into: outputDirectory, suggested: downloadTask.response?.suggestedFilename) {
-        case .success(let path): post(.saved(id: downloadTask.taskIdentifier, path: path))
-        case .failure(let problem): post(.note(id: downloadTask.taskIdentifier, problem.message))
+        let (id, companions) = state.withLock { s in
+            let id = s.row(of: downloadTask)
+            return (id, s.rows[id]?.companions)
+        }
+        if let status = downloadTask.response?.statusCode, status >= 400, companions != nil {
+            // An error page is not the file asked for: the row says which status, nothing is saved.
+            return
+        }
+        let placed: Result<String, PlacementError>
+        if let companions, let named = Self.serverName(downloadTask.response), named != companions.name {
+            // The server named the file (Content-Disposition): that name, as aria2 and curl -J use it; the
+            // partial file kept the URL's, which a rerun looks for before any response.
+            placed = DownloadPlacement.link(location.path, into: companions.directory, suggested: named)
+            if case .success = placed { unlink(location.path) }
+        } else if let companions {
+            placed = companions.moveIn(from: location.path)
+        } else {
+            placed = DownloadPlacement.link(location.path, into: outputDirectory, suggested: downloadTask.response?.suggestedFilename)
+        }
+        switch placed {
+        case .success(let path):
+            companions?.removeResume()
+            post(.saved(id: id, path: path))
+        case .failure(let problem):
+            post(.note(id: id, problem.message))
         }
     }
 
+    /// The file name a Content-Disposition header gives, cleaned; nil without one.
+    private static func serverName(_ response: Response?) -> String? {
+        guard let response, response.headers["Content-Disposition"] != nil else { return nil }
+        return response.suggestedFilename.flatMap(SafeFileName.clean)
+    }
+
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
-        let starting = state.withLock { s -> [SessionTask] in
-            s.handlers[task.taskIdentifier] = nil
-            _ = s.release(task.taskIdentifier)
-            return s.queue.finished(task.taskIdentifier).compactMap { s.tasks[$0] }
+        let (starting, companions) = state.withLock { s -> ([SessionTask], DownloadCompanions?) in
+            let id = s.row(of: task)
+            s.handlers[id] = nil
+            _ = s.release(id)
+            let companions = s.rows[id]?.companions
+            return (s.queue.finished(id).compactMap { s.rows[$0]?.task }, companions)
+        }
+        if let companions {
+            if let data = error?.resumeData {
+                companions.saveResume(data)
+            } else if error != nil || (task.response?.statusCode ?? 0) >= 400 {
+                companions.removeAll()  // nothing to continue: only the file's own companions may remain, and none is needed
+            }
         }
         for next in starting { next.resume() }  // outside the lock: resuming calls into the session
     }
+}
+
+/// One row's task as the app manages it: the engine task carrying it now, and what it takes to make it again.
+struct ManagedTask: Sendable {
+    let row: Int
+    var task: SessionTask
+    var request: Request
+    var kind: TaskKind = .data
+    /// For downloads the app placed itself (`-d`, or added as a download): the file and its companions.
+    var companions: DownloadCompanions?
+    /// When the resume state was last written (delegate queue only).
+    var lastCheckpoint: UInt64 = 0
 }

@@ -13,36 +13,69 @@ import SluiceEngine
 import SluiceViewModel
 import Synchronization
 
+public struct AddError: Error, Equatable, Sendable {
+    public let message: String
+}
+
 public final class TransferApp: Sendable {
     public let session: Session
     private let delegate: TUIDelegate
     private let inbox = EventInbox()
     private let outputDirectory: String
+    private let makeRequest: @Sendable (URL) -> Request
 
-    /// Downloads (converted data tasks) are saved in `outputDirectory`, which also holds their partial files. At
-    /// most `concurrency` tasks transfer at once (and as many connections per host, six at least); the rest wait.
-    public init(outputDirectory: String, concurrency: Int = 6) {
+    /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
+    /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
+    /// rest wait. `request` makes each URL's request (the command line's -H, -u, -b...), `configuration` the
+    /// session's (proxy, TLS, cookies).
+    public init(outputDirectory: String, concurrency: Int = 6, perHost: Int = .max,
+                configuration: SessionConfiguration = .default,
+                request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }) {
         self.outputDirectory = outputDirectory
+        makeRequest = request
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
-        delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, post: post)
-        var configuration = SessionConfiguration.default
+        let delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, perHost: perHost, post: post)
+        self.delegate = delegate
+        var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(concurrency, configuration.httpMaximumConnectionsPerHost)
         configuration.downloadDirectory = outputDirectory
-        session = Session(configuration: configuration, delegate: delegate, eventMonitor: { post(.engine($0)) })
+        session = Session(configuration: configuration, delegate: delegate,
+                          eventMonitor: { post(.engine(delegate.translate($0))) })
     }
 
-    /// Adds a data task, started now or when its turn comes; with `asks` its response waits for the user's r, c
-    /// or d. Nil for a URL sluice refuses.
+    /// Adds a task, started now or when its turn comes: a data task (with `asks`, its response waits for the
+    /// user's r, c or d), or a download saved in the output directory under the URL's name, crash-safe beside it.
+    /// The row's id, or why the URL cannot be added.
     @discardableResult
-    public func add(_ text: String, asks: Bool = false) -> Int? {
-        guard let url = ParsedURL.parse(text) else { return nil }
-        let task = session.dataTask(with: url)
-        let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
-        inbox.post(.added(id: task.taskIdentifier, url: url.absoluteString, kind: .data, requestHeaders: headers,
+    public func add(_ text: String, asks: Bool = false, kind: TaskKind = .data) -> Result<Int, AddError> {
+        guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
+        let request = makeRequest(url)
+        var managed: ManagedTask
+        if kind == .download {
+            let name = TaskName.of(url: url.absoluteString)
+            let companions: DownloadCompanions
+            var resumeData: Data?
+            if let (found, data) = DownloadCompanions.leftOver(in: outputDirectory, suggested: name, url: url.absoluteString) {
+                (companions, resumeData) = (found, data)
+            } else {
+                switch DownloadCompanions.reserve(in: outputDirectory, suggested: name) {
+                case .success(let reserved): companions = reserved
+                case .failure(let problem): return .failure(AddError(message: Sanitized.text(problem.message)))
+                }
+            }
+            let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
+                ?? session.downloadTask(with: request, partialFile: companions.partialPath)
+            managed = ManagedTask(row: delegate.newRow(), task: task, request: request, kind: .download, companions: companions)
+        } else {
+            managed = ManagedTask(row: delegate.newRow(), task: session.dataTask(with: request), request: request)
+        }
+        let headers = managed.task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
+        inbox.post(.added(id: managed.row, url: url.absoluteString, kind: managed.kind, requestHeaders: headers,
                           at: DispatchTime.now().uptimeNanoseconds))
-        if delegate.track(task, asks: asks) { task.resume() }
-        return task.taskIdentifier
+        if let target = managed.companions?.target { inbox.post(.note(id: managed.row, "saving to \(target)")) }
+        if delegate.track(managed, asks: asks && kind == .data) { managed.task.resume() }
+        return .success(managed.row)
     }
 
     /// Moves what the engine reported into `model`.
@@ -94,8 +127,8 @@ public final class TransferApp: Sendable {
     /// Carries out an intent; returns a message for the user when it cannot be done.
     func perform(_ intent: Intent) -> String? {
         switch intent {
-        case .add(let text):
-            return add(text) == nil ? "not a URL sluice can fetch: \(text)" : nil
+        case .add(let text, let kind):
+            if case .failure(let problem) = add(text, kind: kind == .download ? .download : .data) { return problem.message }
         case .resume(let id):
             if delegate.answer(id, .allow) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
@@ -107,6 +140,7 @@ public final class TransferApp: Sendable {
             if delegate.isQueued(id) { return "#\(id) is queued, not running (r starts it now)" }
             if task.state != .running { return "#\(id) is \(task.state.rawValue), not running" }
             task.suspend()
+            delegate.suspendedByUser(id)
         case .cancel(let id):
             if delegate.answer(id, .cancel) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
@@ -119,17 +153,44 @@ public final class TransferApp: Sendable {
             if task.state == .completed { return "#\(id) has already completed" }
             if delegate.isQueued(id) { return "#\(id) is queued: nothing to convert yet (r starts it now)" }
             dataTask.convertToDownload()
+        case .move(let id, let step):
+            guard delegate.task(id) != nil else { return "no such task" }
+            guard delegate.isQueued(id) else { return "#\(id) is not queued: only waiting tasks change places" }
+            if !delegate.move(id, by: step) { return "#\(id) is already \(step > 0 ? "first" : "last") in the queue" }
+            postQueueOrder()
+        case .setConcurrency(let limit):
+            delegate.setConcurrency(limit)
+            return "at most \(delegate.concurrency) transfers at once"
         }
         return nil
     }
 
-    /// Cancels everything still running (on quit).
+    /// Tells the model where each queued row stands, so the list shows the queue's order.
+    private func postQueueOrder() {
+        inbox.post(.queueOrder(delegate.queued))
+    }
+
+    /// Stops everything still running (on quit): downloads keep their partial files and checkpoints, to be resumed
+    /// by the same command or the next start; data tasks are cancelled.
     public func cancelAll() {
         delegate.stopStarting()
-        for task in delegate.tasks where task.state != .completed { task.cancel() }
+        for managed in delegate.managedTasks where managed.task.state != .completed {
+            if managed.companions != nil {
+                managed.task.stopKeepingResumeData()
+            } else {
+                managed.task.cancel()
+            }
+        }
     }
 
     public var allCompleted: Bool { delegate.tasks.allSatisfy { $0.state == .completed } }
+
+    /// Waits (at most `seconds`) until every task has made its last delegate call, so that the downloads stopped on
+    /// quit have written their checkpoints before the process exits.
+    public func waitUntilStopped(seconds: Double) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while !allCompleted && DispatchTime.now().uptimeNanoseconds < deadline { usleep(10_000) }
+    }
 
     // MARK: The terminal UI
 
@@ -140,6 +201,7 @@ public final class TransferApp: Sendable {
         var model = Model()
         var flows = FlowLog()
         var ui = UIState()
+        ui.quitKeepsDownloads = delegate.managesDownloads
         ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
         var lastDraw: UInt64 = 0
         var dirty = true

@@ -9,7 +9,9 @@ public struct UIState: Equatable, Sendable {
         case confirmQuit
     }
 
-    public enum Prompt: Equatable, Sendable { case addURL, filter }
+    /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, or how
+    /// many transfers run at once.
+    public enum Prompt: Equatable, Sendable { case addURL, addDownload, filter, concurrency }
     public enum Pane: Equatable, Sendable { case list, detail }
     /// What the detail pane shows of the task's delegate calls: a list, or the sequence diagram.
     public enum DetailView: Equatable, Sendable { case timeline, sequence }
@@ -22,6 +24,8 @@ public struct UIState: Equatable, Sendable {
     /// Draws the sequence diagram in ASCII (the mono theme, a locale that is not UTF-8).
     public var asciiArt = false
     public var message: String?
+    /// Whether quitting keeps downloads to resume next time (a store is kept) or cancels everything.
+    public var quitKeepsDownloads = false
 
     public init() {}
 }

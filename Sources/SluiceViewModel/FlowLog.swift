@@ -156,7 +156,7 @@ public struct FlowLog: Equatable, Sendable {
             add(TaskFlow(id: id, url: url, method: kind == .upload ? "POST" : "GET", kind: kind, requestHeaders: headers, at: time))
         case .engine(let event):
             record(event)
-        case .saved, .note, .tick:
+        case .saved, .note, .tick, .queueOrder:
             break
         }
     }

@@ -112,6 +112,9 @@ public struct Model: Equatable, Sendable {
             update(id) { $0.savedPath = path }
         case .note(let id, let text):
             update(id) { $0.note = text }
+        case .queueOrder(let ids):
+            for i in rows.indices { rows[i].queuePosition = nil }
+            for (place, id) in ids.enumerated() { update(id) { $0.queuePosition = place + 1 } }
         case .tick(let time):
             now = max(now, time)
             for i in rows.indices where rows[i].state == .running {
@@ -133,7 +136,10 @@ public struct Model: Equatable, Sendable {
             switch event {
             case .stateChanged(let state):
                 row.state = state
-                if state == .running { row.hasStarted = true }
+                if state == .running {
+                    row.hasStarted = true
+                    row.queuePosition = nil
+                }
             case .didReceiveResponse(let r):
                 row.status = r.statusCode
                 row.contentType = r.mimeType

@@ -8,6 +8,8 @@ public enum ModelEvent: Sendable {
     /// A finished download was moved to `path`.
     case saved(id: Int, path: String)
     case note(id: Int, String)
+    /// The rows waiting their turn, first first (every other row is not queued).
+    case queueOrder([Int])
     /// The clock moved: rates are sampled here, so a stalled transfer's rate falls to zero.
     case tick(UInt64)
 }
@@ -20,5 +22,10 @@ public enum Intent: Equatable, Sendable {
     case cancel(Int)
     /// Convert to a download task, or answer `.becomeDownload` to a task awaiting its disposition.
     case convert(Int)
-    case add(String)
+    /// Add a URL as a new data task or download.
+    case add(String, TaskKind)
+    /// Move a queued task this many places towards the front of the queue (negative: towards the back).
+    case move(Int, by: Int)
+    /// Change how many transfers run at once.
+    case setConcurrency(Int)
 }

@@ -50,6 +50,8 @@ public struct TaskRow: Equatable, Sendable {
     public var cameFromTask: Int?
     /// Where a finished download was saved.
     public var savedPath: String?
+    /// Its place in the queue (1 starts next) while it waits its turn, once the user has reordered the queue.
+    public var queuePosition: Int?
     /// A note for the user about this row (a save that failed, the bytes a conversion could not keep).
     public var note: String?
 

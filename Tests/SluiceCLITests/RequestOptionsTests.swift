@@ -4,17 +4,28 @@ import Dispatch
 import Foundation
 import SluiceEngine
 import SluiceScenarioServer
+import ArgumentParser
 import Testing
 @testable import SluiceCLI
 
+/// The request flags as `get` takes them: RequestOptions with curl's short -d.
+struct GetRequestFlags: ParsableArguments {
+    @OptionGroup var request: RequestOptions
+    @OptionGroup var shortData: ShortDataOption
+
+    func prepare(takesBody: Bool = true, askPassword: (String) -> String? = { _ in nil }) throws -> PreparedRequest {
+        try request.prepare(takesBody: takesBody, shortData: shortData.values, askPassword: askPassword)
+    }
+}
+
 @Suite struct RequestOptionsTests {
     func prepared(_ arguments: [String], askPassword: (String) -> String? = { _ in nil }) throws -> PreparedRequest {
-        try RequestOptions.parse(arguments).prepare(askPassword: askPassword)
+        try GetRequestFlags.parse(arguments).prepare(askPassword: askPassword)
     }
 
     func refusal(_ arguments: [String]) -> String? {
         do {
-            _ = try RequestOptions.parse(arguments).prepare(askPassword: { _ in nil })
+            _ = try GetRequestFlags.parse(arguments).prepare()
             return nil
         } catch let failure as CLIFailure {
             return failure.message
@@ -149,7 +160,7 @@ import Testing
         #expect(fromFile.headers["X-A"] == "1" && fromFile.headers["X-B"] == "2")
         #expect(refusal(["-X", "GET /x HTTP/1.1"])?.contains("not a method") == true)
         #expect(refusal(["-d", "@" + dir.path + "/missing"])?.contains("No such file") == true)
-        #expect(throws: CLIFailure.self) { _ = try RequestOptions.parse(["-d", "x"]).prepare(takesBody: false) }
+        #expect(throws: CLIFailure.self) { _ = try GetRequestFlags.parse(["-d", "x"]).prepare(takesBody: false) }
     }
 
     /// -b FILE fills the session's cookie store (a missing file is no cookies, as for curl); -c FILE gets it back.

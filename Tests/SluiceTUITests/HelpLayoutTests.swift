@@ -16,7 +16,7 @@ import Testing
         for action in Action.allCases where fits {
             #expect(text.contains("  " + action.keys.map(\.name).joined(separator: " ")), "\(action) at \(size)")
         }
-        if size == (80, 24) {
+        if size == (100, 30) {
             #expect(text.contains(Action.quit.summary) && text.contains(Action.harAll.summary), "one a line, whole")
         }
     }

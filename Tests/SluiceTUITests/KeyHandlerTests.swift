@@ -82,10 +82,37 @@ import Testing
     @Test func addPromptTypesEditsAndSubmits() {
         var ui = UIState(), m = sampleModel()
         let keys: [Key] = [.character("a")] + "http://x/yy".map { .character($0) } + [.backspace, .enter]
-        #expect(press(keys, ui: &ui, model: &m) == [.intent(.add("http://x/y"))])
+        #expect(press(keys, ui: &ui, model: &m) == [.intent(.add("http://x/y", .data))])
         #expect(ui.mode == .normal)
         _ = press([.character("a"), .character("h"), .escape], ui: &ui, model: &m)
         #expect(ui.mode == .normal, "Escape closes the prompt without adding")
+    }
+
+    @Test func tabInTheAddPromptSwitchesBetweenDataTaskAndDownload() {
+        var ui = UIState(), m = sampleModel()
+        var commands = press([.character("a"), .character("u"), .tab], ui: &ui, model: &m)
+        #expect(commands.isEmpty && ui.mode == .prompt(.addDownload, "u"), "the text typed so far stays")
+        commands = press([.enter], ui: &ui, model: &m)
+        #expect(commands == [.intent(.add("u", .download))])
+        commands = press([.character("a"), .tab, .tab, .character("v"), .enter], ui: &ui, model: &m)
+        #expect(commands == [.intent(.add("v", .data))])
+    }
+
+    @Test func theJobsPromptTakesOnlyASensibleNumber() {
+        var ui = UIState(), m = sampleModel()
+        var commands = press([.character("J"), .character("1"), .character("2"), .enter], ui: &ui, model: &m)
+        #expect(commands == [.intent(.setConcurrency(12))])
+        for bad in ["0", "x", "99999"] {
+            commands = press([.character("J")] + bad.map { .character($0) } + [.enter], ui: &ui, model: &m)
+            #expect(commands.isEmpty && ui.message?.contains("1 to 10000") == true, "\(bad)")
+        }
+    }
+
+    @Test func queueKeysMoveTheSelectedTask() {
+        var ui = UIState(), m = sampleModel()
+        m.select(2)
+        #expect(press([.character("+")], ui: &ui, model: &m) == [.intent(.move(2, by: 1))])
+        #expect(press([.character("-")], ui: &ui, model: &m) == [.intent(.move(2, by: -1))])
     }
 
     @Test func filterNarrowsWhileTypingAndEscapeClearsIt() {

@@ -290,7 +290,9 @@ func fixture(_ name: String) -> String? {
     @Test func promptsAndTheQuitQuestionTakeTheBottomLine() {
         var ui = UIState()
         ui.mode = .prompt(.addURL, "http://x\u{1B}[2J")
-        #expect(render(80, 24, ui: ui).last?.text.hasPrefix("Add URL: http://x\\x1b[2J") == true)
+        #expect(render(80, 24, ui: ui).last?.text.hasPrefix("Add URL (Tab: as download): http://x\\x1b[2J") == true)
+        ui.mode = .prompt(.addDownload, "http://y")
+        #expect(render(80, 24, ui: ui).last?.text.hasPrefix("Add download (Tab: as data task): http://y") == true)
         ui.mode = .confirmQuit
         #expect(render(80, 24, ui: ui).last?.text.contains("(y/n)") == true)
     }

@@ -1,0 +1,116 @@
+// A download's files beside its target: FILE.sluice-part (the bytes so far) and FILE.sluice-resume (what the
+// engine needs to continue them, checkpointed atomically). The same names as `sluice get -o FILE`, so either can
+// continue what the other began.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceViewModel
+
+public struct DownloadCompanions: Sendable, Equatable {
+    /// Where the finished file goes (absolute).
+    public let target: String
+    public var partialPath: String { target + ".sluice-part" }
+    public var resumePath: String { target + ".sluice-resume" }
+
+    public init(target: String) { self.target = target }
+
+    /// The target's directory and file name.
+    public var directory: String {
+        guard let slash = target.lastIndex(of: "/") else { return "." }
+        return slash == target.startIndex ? "/" : String(target[..<slash])
+    }
+    public var name: String { target.lastIndex(of: "/").map { String(target[target.index(after: $0)...]) } ?? target }
+
+    /// A target for `suggested` in `directory` that no file and no other download's partial file uses: the name,
+    /// else name.1, name.2... The partial file is created here (exclusively), so two downloads of one name, even
+    /// in two processes, never share it.
+    public static func reserve(in directory: String, suggested: String?) -> Result<DownloadCompanions, PlacementError> {
+        let name = SafeFileName.sanitize(suggested)
+        for attempt in 0..<10_000 {
+            let companions = DownloadCompanions(target: directory + "/" + SafeFileName.candidate(name, attempt: attempt))
+            var info = stat()
+            if lstat(companions.target, &info) == 0 { continue }
+            let fd = open(companions.partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                close(fd)
+                return .success(companions)
+            }
+            if errno != EEXIST {
+                return .failure(PlacementError(message: "cannot create \(companions.partialPath): \(String(cString: strerror(errno)))"))
+            }
+        }
+        return .failure(PlacementError(message: "no free name for \(name) in \(directory)"))
+    }
+
+    /// What a rerun of the same command finds: the download of `url` that an earlier run left under the name
+    /// (partial file and checkpoint, the file itself absent), to be continued; or a partial file without a
+    /// checkpoint (a run killed before its first second), to be started over in place. Nil when neither: then
+    /// `reserve` picks a free name.
+    public static func leftOver(in directory: String, suggested: String?, url: String) -> (DownloadCompanions, Data?)? {
+        let companions = DownloadCompanions(target: directory + "/" + SafeFileName.sanitize(suggested))
+        var info = stat()
+        guard lstat(companions.target, &info) != 0, lstat(companions.partialPath, &info) == 0,
+              (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        if let resume = companions.loadResume(for: url) { return (companions, resume) }
+        var checkpoint = stat()
+        guard lstat(companions.resumePath, &checkpoint) != 0 else { return nil }  // another URL's download
+        return (companions, nil)
+    }
+
+    /// Written to a temporary name, synced, and renamed: a crash or a power cut leaves the old checkpoint or the
+    /// new one, never half of one.
+    @discardableResult
+    public func saveResume(_ data: Data) -> Bool {
+        let temporary = resumePath + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temporary, resumePath) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// The last checkpoint, if it is readable resume data for `url` whose partial file is this one's.
+    public func loadResume(for url: String) -> Data? {
+        guard let data = FileManager.default.contents(atPath: resumePath), let resume = ResumeData.decode(data),
+              resume.url == url, resume.path == partialPath else { return nil }
+        return data
+    }
+
+    /// The checkpoint and a checkpoint cut off before its rename.
+    public func removeResume() {
+        unlink(resumePath)
+        unlink(resumePath + ".new")
+    }
+
+    /// Everything but the target: after a cancel, or once the file is in place.
+    public func removeAll() {
+        unlink(partialPath)
+        removeResume()
+    }
+
+    /// Moves the finished bytes into place without replacing anything: the target, or name.1... if a file took
+    /// that name meanwhile. The path it got, or why not (the partial file then stays).
+    public func moveIn(from finished: String) -> Result<String, PlacementError> {
+        if link(finished, target) == 0 {
+            unlink(finished)
+            return .success(target)
+        }
+        guard errno == EEXIST else {
+            return .failure(PlacementError(message: "cannot save \(target): \(String(cString: strerror(errno)))"))
+        }
+        let placed = DownloadPlacement.link(finished, into: directory, suggested: name)
+        if case .success = placed { unlink(finished) }
+        return placed
+    }
+}
