@@ -62,7 +62,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var shortData: ShortDataOption
 
     mutating func run() throws {
-        var texts = urls
+        var texts = ArgumentRuns.current.unfold(urls)
         if let inputFile { texts += try URLList.read(inputFile) }
         guard !texts.isEmpty else { throw CLIFailure(code: 2, message: "no URL given (arguments or -i FILE)") }
         var targets: [URL] = []

@@ -40,7 +40,7 @@ struct OpenCommand: ParsableCommand {
 
     mutating func run() throws {
         let interactive = InterfaceOptions.isTerminal
-        var texts = urls
+        var texts = ArgumentRuns.current.unfold(urls)
         if let inputFile { texts += try URLList.read(inputFile) }
         if texts.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         for url in texts where ParsedURL.parse(url) == nil {

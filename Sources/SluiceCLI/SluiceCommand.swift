@@ -24,7 +24,15 @@ public struct SluiceCommand: ParsableCommand {
     public static func runMain() -> Never {
         MallocTuning.apply()
         do {
-            var command = try parseAsRoot()
+            var arguments = Array(CommandLine.arguments.dropFirst())
+            // Only the commands that take URL lists unfold them (`sluice URL...` is `open`).
+            let others = configuration.subcommands.map { $0._commandName }.filter { !["get", "open"].contains($0) }
+            if let first = arguments.first, !others.contains(first) {
+                let folded = ArgumentRuns.fold(arguments)
+                arguments = folded.arguments
+                ArgumentRuns.current = folded.runs
+            }
+            var command = try parseAsRoot(arguments)
             try command.run()
             Glibc.exit(0)
         } catch let failure as CLIFailure {

@@ -4,7 +4,7 @@ import SluiceEngine
 import SluiceViewModel
 
 enum DetailPane {
-    static func lines(_ row: TaskRow?, now: UInt64, scroll: Int, width: Int) -> [StyledLine] {
+    static func lines(_ row: TaskRow?, now: UInt64, scroll: Int, width: Int, ascii: Bool = false) -> [StyledLine] {
         guard let row else { return [StyledLine(" No task selected.", .help)] }
         var lines: [StyledLine] = []
         /// Label-value pairs flow across as many lines as they need; a value too long for a line of its own
@@ -50,6 +50,12 @@ enum DetailPane {
         pair([("status", row.status.map(String.init) ?? "-"), ("type", row.contentType ?? ""), ("length", length),
               ("received", ByteCountText.format(row.bytes)), ("chunks", String(row.chunks)),
               ("parts", row.parts > 0 ? String(row.parts) : ""), ("sent", row.sent > 0 ? ByteCountText.format(row.sent) : "")])
+        if !row.throughput.perSecond.isEmpty {
+            let label = " last minute "
+            let peak = "  peak " + ByteCountText.format(row.throughput.peak) + "/s"
+            let bars = row.throughput.sparkline(width: min(Throughput.span, width - TextWidth.of(label) - TextWidth.of(peak)), ascii: ascii)
+            lines.append(StyledLine([Span(label, .detailLabel), Span(bars, .barFill), Span(peak, .detailValue)]))
+        }
         if let last = row.metrics?.transactions.last { pair([("timing", MetricsText.timing(last))]) }
         if let path = row.savedPath { pair([("saved", path)]) }
         if let note = row.note { pair([("note", note)]) }

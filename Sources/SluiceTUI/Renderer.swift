@@ -126,7 +126,7 @@ public enum Renderer {
     private static func detail(_ model: Model, _ ui: UIState, _ flows: FlowLog, width: Int, height: Int) -> [StyledLine] {
         switch ui.detailView {
         case .timeline:
-            return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width), to: height)
+            return pad(DetailPane.lines(model.selected, now: model.now, scroll: ui.detailScroll, width: width, ascii: ui.asciiArt), to: height)
         case .sequence:
             let back = ui.pane == .detail ? ui.detailScroll : 0
             return pad(SequenceView.lines(model.selected, flows: flows, width: width, height: height, back: back,

@@ -119,6 +119,7 @@ public struct Model: Equatable, Sendable {
             now = max(now, time)
             for i in rows.indices where rows[i].state == .running {
                 rows[i].rate.record(bytes: rows[i].bytes, at: now)
+                rows[i].throughput.record(bytes: rows[i].bytes, at: now)
             }
         }
     }

@@ -43,6 +43,8 @@ public struct TaskRow: Equatable, Sendable {
     public var awaitingDisposition = false
     public var timeline: [TimelineEntry] = []
     public var rate = RateWindow()
+    /// Bytes per second over the last minute, for the sparkline.
+    public var throughput = Throughput()
     public var lastProgress: UInt64
     public let added: UInt64
     /// Set on a data task that became a download task, and on that download task.

@@ -204,3 +204,38 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(m.selectedID == 2)
     }
 }
+
+@Suite struct ThroughputTests {
+    let second: UInt64 = 1_000_000_000
+
+    @Test func eachWholeSecondBecomesOneBucketAndSilenceIsZero() {
+        var t = Throughput()
+        t.record(bytes: 0, at: 10 * second)
+        t.record(bytes: 500, at: 10 * second + second / 2)
+        #expect(t.perSecond.isEmpty, "the second under way is not closed")
+        t.record(bytes: 1000, at: 11 * second)
+        #expect(t.perSecond == [1000])
+        t.record(bytes: 1000, at: 14 * second + 1)
+        #expect(t.perSecond == [1000, 0, 0, 0], "three seconds without bytes")
+        t.record(bytes: 0, at: 15 * second)
+        #expect(t.perSecond.last == 0, "a restart from zero is no negative rate")
+    }
+
+    @Test func itKeepsTheLastMinuteOnly() {
+        var t = Throughput()
+        for s in 0...200 { t.record(bytes: Int64(s) * 10, at: UInt64(s) * second) }
+        #expect(t.perSecond.count == Throughput.span && t.perSecond.allSatisfy { $0 == 10 })
+        t.record(bytes: 2000, at: 1000 * second)
+        #expect(t.perSecond.count == Throughput.span && t.perSecond.suffix(2) == [0, 2000 - 2000])
+    }
+
+    @Test func theSparklineScalesToItsPeakAndHasAnASCIIForm() {
+        var t = Throughput()
+        let totals: [Int64] = [0, 0, 100, 300, 1100, 1100]
+        for (s, total) in totals.enumerated() { t.record(bytes: total, at: UInt64(s) * second) }
+        #expect(t.perSecond == [0, 100, 200, 800, 0])
+        #expect(t.sparkline(width: 10) == " ▁▂█ ")
+        #expect(t.sparkline(width: 3) == "▂█ ", "the newest seconds when narrow")
+        #expect(t.sparkline(width: 10, ascii: true) == " .:# ")
+    }
+}
