@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libcurl for Swift: typed wrappers around the variadic setopt/getinfo calls.
@@ -38,7 +39,7 @@ let package = Package(
         // The terminal UI: a pure renderer and key handler, themes, and the one file that calls curses.
         .target(
             name: "SluiceTUI",
-            dependencies: ["SluiceViewModel", "SluiceEngine", "CNcurses"]
+            dependencies: ["SluiceViewModel", "SluiceEngine", "SluiceStore", "CNcurses"]
         ),
         // A misbehaving-on-purpose HTTP server on 127.0.0.1 for tests and `sluice demo`.
         .target(
@@ -50,6 +51,11 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The durable store of tasks and their history: SQLite through GRDB, in WAL mode, writes batched.
+        .target(
+            name: "SluiceStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Command-line pieces that are worth testing without a process: trace encoding, options.
         .target(
             name: "SluiceCLI",
@@ -59,6 +65,7 @@ let package = Package(
                 "SluiceViewModel",
                 "SluiceTUI",
                 "SluiceScenarioServer",
+                "SluiceStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,7 +1,13 @@
 // `sluice [open] URL...`: the UI with those URLs as data tasks (so the disposition and conversion can be seen) or,
 // with -d, as downloads saved in the output directory.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SluiceEngine
+import SluiceStore
 import SluiceTUI
 import SluiceViewModel
 
@@ -35,6 +41,9 @@ struct OpenCommand: ParsableCommand {
     @Flag(help: "Hold every response until you answer it: r allow, c cancel, d become a download.")
     var ask = false
 
+    @Flag(help: "Start with an empty list: the history and unfinished downloads stay in the store for the next start.")
+    var fresh = false
+
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
 
@@ -42,7 +51,6 @@ struct OpenCommand: ParsableCommand {
         let interactive = InterfaceOptions.isTerminal
         var texts = ArgumentRuns.current.unfold(urls)
         if let inputFile { texts += try URLList.read(inputFile) }
-        if texts.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         for url in texts where ParsedURL.parse(url) == nil {
             throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
         }
@@ -51,14 +59,32 @@ struct OpenCommand: ParsableCommand {
         let prepared = try requestOptions.prepare()
         defer { prepared.saveCookieJar() }
         let configuration = try prepared.configure(.default)
+        // Off a terminal the history is not printed again; unfinished downloads still resume.
+        let (store, stored) = Self.openStore(fresh: fresh)
+        let records = interactive ? stored : stored.filter { !$0.state.isFinished }
+        if texts.isEmpty && records.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
-                              configuration: configuration, request: { prepared.request(for: $0) })
+                              configuration: configuration, request: { prepared.request(for: $0) }, store: store)
+        app.restore(records)
         for url in texts {
             if case .failure(let problem) = app.add(url, asks: ask && interactive, kind: download ? .download : .data) {
                 throw CLIFailure(code: 1, message: problem.message)
             }
         }
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive)
+    }
+
+    /// The durable store and what it holds; without a usable one the UI still runs, with a warning and no history.
+    static func openStore(fresh: Bool) -> (TaskStore?, [StoredTask]) {
+        let directory = TaskStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        do {
+            let store = try TaskStore(directory: directory)
+            if let notice = store.notice { StandardStreams.error("sluice: \(notice)\n") }
+            return (store, fresh ? [] : try store.all())
+        } catch {
+            StandardStreams.error("sluice: the task store in \(Sanitized.text(directory)) cannot be used (\(Sanitized.text(String(describing: error)))); nothing is kept this time\n")
+            return (nil, [])
+        }
     }
 }

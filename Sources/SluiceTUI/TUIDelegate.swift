@@ -48,20 +48,28 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     private let state: Mutex<State>
     private let outputDirectory: String
     private let post: @Sendable (ModelEvent) -> Void
+    /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
+    private let allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)?
 
     /// At most `concurrency` tasks transfer at once, `perHost` per server; the others wait in the order they were
-    /// added. Row ids start at `firstRow` (past the ids a store already holds).
-    init(outputDirectory: String, concurrency: Int, perHost: Int = .max, firstRow: Int = 1, keepTotalLimit: Int = 64 << 20,
+    /// added.
+    init(outputDirectory: String, concurrency: Int, perHost: Int = .max, keepTotalLimit: Int = 64 << 20,
+         allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)? = nil,
          post: @escaping @Sendable (ModelEvent) -> Void) {
         self.keepTotalLimit = keepTotalLimit
         self.outputDirectory = outputDirectory
         self.post = post
-        state = Mutex(State(nextRow: max(1, firstRow), queue: StartQueue(limit: concurrency, perHost: perHost)))
+        self.allocateRow = allocateRow
+        state = Mutex(State(queue: StartQueue(limit: concurrency, perHost: perHost)))
     }
 
     /// A new row id, for a task about to be tracked.
-    func newRow() -> Int {
-        state.withLock { s in
+    func newRow(url: String, kind: TaskKind) -> Int {
+        if let id = allocateRow?(url, kind) {
+            state.withLock { $0.nextRow = max($0.nextRow, id + 1) }
+            return id
+        }
+        return state.withLock { s in
             defer { s.nextRow += 1 }
             return s.nextRow
         }
@@ -89,17 +97,17 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// The engine's event with the row's id in place of the task's (a conversion's new task gets its row here,
     /// just before its delegate call).
     func translate(_ record: TaskEventRecord) -> TaskEventRecord {
-        state.withLock { s in
+        let (row, url) = state.withLock { s in
             let row = s.rowOfTask[record.taskIdentifier] ?? record.taskIdentifier
-            var event = record.event
-            if case .didBecomeDownloadTask(let newTask) = event {
-                let newRow = s.nextRow
-                s.nextRow += 1
-                s.rowOfTask[newTask] = newRow
-                event = .didBecomeDownloadTask(newRow)
-            }
-            return TaskEventRecord(taskIdentifier: row, uptimeNanoseconds: record.uptimeNanoseconds, event: event)
+            return (row, s.rows[row]?.request.url.absoluteString ?? "")
         }
+        var event = record.event
+        if case .didBecomeDownloadTask(let newTask) = event {
+            let newRow = newRow(url: url, kind: .download)
+            state.withLock { $0.rowOfTask[newTask] = newRow }
+            event = .didBecomeDownloadTask(newRow)
+        }
+        return TaskEventRecord(taskIdentifier: row, uptimeNanoseconds: record.uptimeNanoseconds, event: event)
     }
 
     /// Bytes kept for conversions, all tasks together, and how many tasks stopped keeping for lack of room.

@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceStore
 import SluiceViewModel
 import Synchronization
 
@@ -23,6 +24,8 @@ public final class TransferApp: Sendable {
     private let inbox = EventInbox()
     private let outputDirectory: String
     private let makeRequest: @Sendable (URL) -> Request
+    /// Keeps every row in the durable store, when there is one (`sluice URL...`; not the demo, not tests).
+    let keeper: StoreKeeper?
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
@@ -30,18 +33,26 @@ public final class TransferApp: Sendable {
     /// session's (proxy, TLS, cookies).
     public init(outputDirectory: String, concurrency: Int = 6, perHost: Int = .max,
                 configuration: SessionConfiguration = .default,
-                request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }) {
+                request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }, store: TaskStore? = nil) {
         self.outputDirectory = outputDirectory
         makeRequest = request
+        let keeper = store.map(StoreKeeper.init)
+        self.keeper = keeper
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
-        let delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, perHost: perHost, post: post)
+        let delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, perHost: perHost,
+                                   allocateRow: Self.allocator(keeper), post: post)
         self.delegate = delegate
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(concurrency, configuration.httpMaximumConnectionsPerHost)
         configuration.downloadDirectory = outputDirectory
         session = Session(configuration: configuration, delegate: delegate,
                           eventMonitor: { post(.engine(delegate.translate($0))) })
+    }
+
+    private static func allocator(_ keeper: StoreKeeper?) -> (@Sendable (String, TaskKind) -> Int?)? {
+        guard let keeper else { return nil }
+        return { url, kind in keeper.allocate(url: url, kind: kind) }
     }
 
     /// Adds a task, started now or when its turn comes: a data task (with `asks`, its response waits for the
@@ -53,6 +64,10 @@ public final class TransferApp: Sendable {
         let request = makeRequest(url)
         var managed: ManagedTask
         if kind == .download {
+            // The same URL given again while its download is under way (restored from the store, say) is that row.
+            if let running = delegate.managedTasks.first(where: { $0.companions != nil && $0.request.url == url && $0.task.state != .completed }) {
+                return .success(running.row)
+            }
             let name = TaskName.of(url: url.absoluteString)
             let companions: DownloadCompanions
             var resumeData: Data?
@@ -66,11 +81,13 @@ public final class TransferApp: Sendable {
             }
             let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
                 ?? session.downloadTask(with: request, partialFile: companions.partialPath)
-            managed = ManagedTask(row: delegate.newRow(), task: task, request: request, kind: .download, companions: companions)
+            managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .download), task: task, request: request, kind: .download, companions: companions)
         } else {
-            managed = ManagedTask(row: delegate.newRow(), task: session.dataTask(with: request), request: request)
+            managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .data), task: session.dataTask(with: request), request: request)
         }
         let headers = managed.task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
+        keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: managed.kind,
+                                                   companions: managed.companions, createdAt: StoreKeeper.wallClock()))
         inbox.post(.added(id: managed.row, url: url.absoluteString, kind: managed.kind, requestHeaders: headers,
                           at: DispatchTime.now().uptimeNanoseconds))
         if let target = managed.companions?.target { inbox.post(.note(id: managed.row, "saving to \(target)")) }
@@ -78,10 +95,16 @@ public final class TransferApp: Sendable {
         return .success(managed.row)
     }
 
-    /// Moves what the engine reported into `model`.
+    func post(_ event: ModelEvent) { inbox.post(event) }
+
+    /// Tracks a task the app made itself; true when it may start now.
+    func track(_ managed: ManagedTask, queued: Bool) -> Bool { delegate.track(managed, asks: false, queued: queued) }
+
+    /// Moves what the engine reported into `model` (and the store).
     func drain(into model: inout Model) -> Bool {
         let events = inbox.take()
         for event in events { model.apply(event) }
+        keeper?.observe(events, model: model)
         return !events.isEmpty
     }
 
@@ -92,6 +115,7 @@ public final class TransferApp: Sendable {
             model.apply(event)
             flows.apply(event)
         }
+        keeper?.observe(events, model: model)
         return !events.isEmpty
     }
 
@@ -173,6 +197,7 @@ public final class TransferApp: Sendable {
     /// Stops everything still running (on quit): downloads keep their partial files and checkpoints, to be resumed
     /// by the same command or the next start; data tasks are cancelled.
     public func cancelAll() {
+        keeper?.stop()
         delegate.stopStarting()
         for managed in delegate.managedTasks where managed.task.state != .completed {
             if managed.companions != nil {
@@ -221,6 +246,7 @@ public final class TransferApp: Sendable {
                         if let message = perform(intent) { ui.message = message }
                     case .forget(let id):
                         delegate.forget(id)
+                        keeper?.remove(id)
                         flows.forget(id)
                     case .export(let export):
                         ui.message = perform(export, model: model, flows: flows)

@@ -156,7 +156,9 @@ public struct FlowLog: Equatable, Sendable {
             add(TaskFlow(id: id, url: url, method: kind == .upload ? "POST" : "GET", kind: kind, requestHeaders: headers, at: time))
         case .engine(let event):
             record(event)
-        case .saved, .note, .tick, .queueOrder:
+        case .restored(let row) where !row.isFinished:
+            add(TaskFlow(id: row.id, url: row.url, method: "GET", kind: row.kind, requestHeaders: row.requestHeaders, at: row.added))
+        case .saved, .note, .tick, .queueOrder, .restored:
             break
         }
     }

@@ -108,6 +108,9 @@ public struct Model: Equatable, Sendable {
             insert(TaskRow(id: id, url: url, kind: kind, requestHeaders: headers, at: time))
         case .engine(let record):
             apply(record.event, to: record.taskIdentifier, at: record.uptimeNanoseconds)
+        case .restored(let row):
+            now = max(now, row.added)
+            insert(row)
         case .saved(let id, let path):
             update(id) { $0.savedPath = path }
         case .note(let id, let text):

@@ -5,6 +5,9 @@ public enum ModelEvent: Sendable {
     /// A task the app created (created suspended; its events follow).
     case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine], at: UInt64)
     case engine(TaskEventRecord)
+    /// A row brought back from the store: a finished task of an earlier run, or an unfinished one whose engine
+    /// events follow.
+    case restored(TaskRow)
     /// A finished download was moved to `path`.
     case saved(id: Int, path: String)
     case note(id: Int, String)

@@ -11,6 +11,14 @@ public struct TimelineEntry: Equatable, Sendable {
     public var bytes: Int64
     public let time: UInt64
 
+    public init(name: String, detail: String = "", count: Int = 1, bytes: Int64 = 0, time: UInt64) {
+        self.name = name
+        self.detail = detail
+        self.count = count
+        self.bytes = bytes
+        self.time = time
+    }
+
     /// "didReceiveData x412 (6.4 MiB)", "didReceiveResponse 200", "didCompleteWithError nil".
     public var text: String {
         var s = name

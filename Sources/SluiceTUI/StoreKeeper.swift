@@ -1,0 +1,109 @@
+// Keeps the store in step with the model: each row the engine's events touched is written again (the store
+// batches, so a burst of progress costs one write), from the UI's thread, never the transfer's.
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceStore
+import SluiceViewModel
+import Synchronization
+
+final class StoreKeeper: Sendable {
+    let store: TaskStore
+
+    private struct State {
+        var facts: [Int: RowFacts] = [:]
+        var records: [Int: StoredTask] = [:]
+        /// After quit: the rows keep the state they had, so the next start resumes them.
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+
+    init(store: TaskStore) { self.store = store }
+
+    /// A new row's id: the store's own, so that it names the same task in every later run and in `history`.
+    /// Nil when the store cannot write (the row then lives in this run only).
+    func allocate(url: String, kind: TaskKind) -> Int? {
+        let first = StoredTask(url: url, kind: kind == .download ? .download : .data, createdAt: Self.wallClock())
+        guard let stored = try? store.insert(first) else { return nil }
+        return Int(stored.id)
+    }
+
+    /// A row to keep from now on: how it was asked for; `record` when the store already holds it.
+    func keep(_ id: Int, facts: RowFacts, record: StoredTask? = nil) {
+        state.withLock { s in
+            s.facts[id] = facts
+            if let record { s.records[id] = record }
+        }
+    }
+
+    /// Writes the rows these events touched, as the model now shows them.
+    func observe(_ events: [ModelEvent], model: Model) {
+        var touched: Set<Int> = []
+        var conversions: [(from: Int, to: Int)] = []
+        for event in events {
+            switch event {
+            case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _):
+                touched.insert(id)
+            case .restored(let row) where !row.isFinished:
+                touched.insert(row.id)
+            case .engine(let record):
+                touched.insert(record.taskIdentifier)
+                if case .didBecomeDownloadTask(let new) = record.event {
+                    conversions.append((record.taskIdentifier, new))
+                    touched.insert(new)
+                }
+            case .queueOrder(let ids):
+                touched.formUnion(ids)
+            case .tick, .restored:
+                break
+            }
+        }
+        guard !touched.isEmpty else { return }
+        let clock = Self.wallClock()
+        let writes = state.withLock { s -> [StoredTask] in
+            guard !s.stopped else { return [] }
+            for (from, to) in conversions where s.facts[to] == nil {
+                if var facts = s.facts[from] {
+                    facts.kind = .download
+                    facts.companions = nil  // placed in the output directory when it ends, as `d` always did
+                    facts.createdAt = clock
+                    s.facts[to] = facts
+                }
+            }
+            var writes: [StoredTask] = []
+            for id in touched {
+                guard let facts = s.facts[id], let row = model.row(id) else { continue }
+                let record = StoredRow.record(row, facts: facts, previous: s.records[id], wallClock: clock)
+                if record != s.records[id] {
+                    s.records[id] = record
+                    writes.append(record)
+                }
+            }
+            return writes
+        }
+        for record in writes { store.update(record) }
+    }
+
+    /// The row was removed with `x`: from the history too.
+    func remove(_ id: Int) {
+        state.withLock { s in
+            s.facts[id] = nil
+            s.records[id] = nil
+        }
+        store.remove(id: Int64(id))
+    }
+
+    /// Quitting: what the rows show from here on (cancelled by the quit) is not what they are.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        store.flush()
+    }
+
+    static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,127 @@
+// A row as the store keeps it, and back: what a restart shows of a task that ended in an earlier run.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceStore
+import SluiceViewModel
+
+/// What the store needs beyond the row: how the task was asked for and where its file goes.
+struct RowFacts: Sendable {
+    var method: String
+    var headers: [HeaderLine]
+    var kind: TaskKind
+    var companions: DownloadCompanions?
+    var createdAt: Double
+}
+
+enum StoredRow {
+    /// The store's version of `row`, with `previous` supplying what the row does not hold (times, attempts).
+    static func record(_ row: TaskRow, facts: RowFacts, previous: StoredTask?, wallClock: Double) -> StoredTask {
+        var task = previous ?? StoredTask(id: Int64(row.id), url: row.url, createdAt: facts.createdAt)
+        task.id = Int64(row.id)
+        task.url = row.url
+        task.method = facts.method
+        task.requestHeaders = facts.headers.map { StoredHeader(name: $0.name, value: $0.value) }
+        task.kind = facts.kind == .download ? .download : .data
+        task.destination = row.savedPath ?? facts.companions?.target
+        task.partialPath = row.savedPath == nil ? facts.companions?.partialPath : nil
+        task.bytesReceived = row.bytes
+        task.bytesExpected = row.expected >= 0 ? row.expected : nil
+        task.statusCode = row.status
+        task.etag = row.responseHeaders.last { $0.name.lowercased() == "etag" }?.value
+        task.lastModified = row.responseHeaders.last { $0.name.lowercased() == "last-modified" }?.value
+        task.priority = row.queuePosition ?? 0
+        if row.hasStarted, task.startedAt == nil { task.startedAt = wallClock }
+        task.state = state(of: row)
+        if task.state.isFinished {
+            if task.endedAt == nil { task.endedAt = wallClock }
+            task.outcome = outcome(of: row)
+            if case .failed(let failure) = row.outcome {
+                task.error = "[\(failure.code.rawValue)] \(failure.message)"
+            }
+        }
+        task.timeline = row.timeline.map { entry in
+            let at = entry.time >= row.added ? String(format: "+%.3fs ", Double(entry.time - row.added) / 1e9) : ""
+            return at + entry.text
+        }.joined(separator: "\n")
+        return task
+    }
+
+    static func state(of row: TaskRow) -> StoredTask.State {
+        switch row.state {
+        case .running, .canceling: return .running
+        case .suspended: return row.hasStarted ? .suspended : .queued
+        case .completed:
+            switch row.outcome {
+            case .cancelled: return .cancelled
+            case .failed: return .failed
+            case .finished, nil: return row.httpFailure != nil ? .failed : .completed
+            }
+        }
+    }
+
+    static func outcome(of row: TaskRow) -> String {
+        if let next = row.becameTask { return "became download #\(next)" }
+        if let status = row.httpFailure { return "HTTP \(status)" }
+        switch row.outcome {
+        case .failed(let failure): return failure.words.first ?? "failed"
+        case .cancelled: return "cancelled"
+        case .finished, nil: return row.savedPath != nil ? "saved" : "finished"
+        }
+    }
+
+    /// A finished task of an earlier run as a row of this one: its state, outcome, sizes and timeline.
+    static func row(_ task: StoredTask, now: UInt64) -> TaskRow {
+        var row = TaskRow(id: Int(task.id), url: task.url, kind: task.kind == .download ? .download : .data,
+                          requestHeaders: task.requestHeaders.map { HeaderLine($0.name, $0.value) }, at: now)
+        row.state = .completed
+        row.hasStarted = task.startedAt != nil
+        row.bytes = task.bytesReceived
+        row.expected = task.bytesExpected ?? -1
+        row.status = task.statusCode
+        if task.destination != nil, task.outcome == "saved" { row.savedPath = task.destination }
+        switch task.state {
+        case .cancelled: row.outcome = .cancelled
+        case .failed where task.error != nil:
+            row.outcome = .failed(failure(task.error ?? "", bytes: task.bytesReceived, expected: task.bytesExpected))
+        default: row.outcome = .finished
+        }
+        if let saved = row.savedPath, let file = saved.split(separator: "/").last { row.name = String(file) }
+        // Time 0 is before the row was added: the line keeps the offset it was written with, and no new one.
+        row.timeline = task.timeline.split(separator: "\n").suffix(Model.timelineLimit).map {
+            TimelineEntry(name: String($0), time: 0)
+        }
+        row.note = "from an earlier run" + (task.endedAt.map { ", ended " + WallClockText.date($0) } ?? "")
+        return row
+    }
+
+    /// `[code] message` back into a failure (an unknown code reads as a lost connection's neighbour: unknown).
+    private static func failure(_ text: String, bytes: Int64, expected: Int64?) -> TaskFailure {
+        var code = TransferError.Code.unknown
+        var message = text
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            code = TransferError.Code(rawValue: String(text[text.index(after: text.startIndex)..<close])) ?? .unknown
+            message = String(text[text.index(after: close)...]).trimmingCharacters(in: .whitespaces)
+        }
+        let fraction = expected.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil }
+        return TaskFailure(code: code, message: message, bytes: bytes, fraction: fraction)
+    }
+}
+
+/// Dates for people: local time, to the minute.
+enum WallClockText {
+    static func date(_ seconds: Double) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
