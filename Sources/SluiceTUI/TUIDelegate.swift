@@ -29,6 +29,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var nextRow = 1
         /// Some row is a download the app placed (quitting keeps those to resume).
         var managesDownloads = false
+        /// The app's downloads under way, by URL: the same URL added again is the same row.
+        var downloadRows: [URL: Int] = [:]
         var asking: Set<Int> = []
         var handlers: [Int: @Sendable (ResponseDisposition) -> Void] = [:]
         var kept: [Int: KeptBytes] = [:]
@@ -80,7 +82,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     func track(_ managed: ManagedTask, asks: Bool, queued: Bool = true) -> Bool {
         state.withLock { s in
             s.rows[managed.row] = managed
-            if managed.companions != nil { s.managesDownloads = true }
+            if managed.companions != nil {
+                s.managesDownloads = true
+                s.downloadRows[managed.request.url] = managed.row
+            }
             s.rowOfTask[managed.task.taskIdentifier] = managed.row
             s.nextRow = max(s.nextRow, managed.row + 1)
             if asks { s.asking.insert(managed.row) }
@@ -136,6 +141,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     var managesDownloads: Bool { state.withLock { $0.managesDownloads } }
+
+    /// The row of the app's download of `url` that is still under way, if any.
+    func downloadRow(for url: URL) -> Int? { state.withLock { $0.downloadRows[url] } }
 
     var concurrency: Int { state.withLock { $0.queue.limit } }
 
@@ -220,14 +228,19 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     /// At least once a second while bytes arrive, a managed download's resume state goes to disk (after the bytes
-    /// it names): a kill -9 then loses at most the last second.
+    /// it names): a kill -9 then loses at most the last second. The first comes a second after the first byte,
+    /// not with it: a download that ends sooner (most small files) never pays for two fsyncs it would not use.
     private func checkpoint(_ task: DownloadTask, force: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
         let companions = state.withLock { s -> DownloadCompanions? in
             let id = s.row(of: task)
             guard let companions = s.rows[id]?.companions else { return nil }
             let last = s.rows[id]?.lastCheckpoint ?? 0
-            guard force || last == 0 || now &- last >= Self.checkpointInterval else { return nil }
+            if last == 0 && !force {
+                s.rows[id]?.lastCheckpoint = now
+                return nil
+            }
+            guard force || now &- last >= Self.checkpointInterval else { return nil }
             s.rows[id]?.lastCheckpoint = now
             return companions
         }
@@ -276,6 +289,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.handlers[id] = nil
             _ = s.release(id)
             let companions = s.rows[id]?.companions
+            if let url = s.rows[id]?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             return (s.queue.finished(id).compactMap { s.rows[$0]?.task }, companions)
         }
         if let companions {

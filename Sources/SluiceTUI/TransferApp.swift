@@ -65,9 +65,7 @@ public final class TransferApp: Sendable {
         var managed: ManagedTask
         if kind == .download {
             // The same URL given again while its download is under way (restored from the store, say) is that row.
-            if let running = delegate.managedTasks.first(where: { $0.companions != nil && $0.request.url == url && $0.task.state != .completed }) {
-                return .success(running.row)
-            }
+            if let running = delegate.downloadRow(for: url) { return .success(running) }
             let name = TaskName.of(url: url.absoluteString)
             let companions: DownloadCompanions
             var resumeData: Data?
