@@ -44,6 +44,7 @@ enum DetailPane {
         if let words = row.failureWords { state += ": " + words[0] }
         if let next = row.becameTask { state += ", became download #\(next)" }
         if let from = row.cameFromTask { state += " (converted from #\(from))" }
+        if let place = row.queuePosition, row.stateWord == "queued" { state += place == 1 ? ", next to start" : ", \(place) in line" }
         pair([("state", state)])
         if case .failed(let failure) = row.outcome { pair([("error", failure.detail)]) }
         let length = row.expected >= 0 ? ByteCountText.format(row.expected) : "unknown"

@@ -33,7 +33,12 @@ public struct Model: Equatable, Sendable {
         let needle = filter.lowercased()
         var shown = needle.isEmpty ? rows : rows.filter { $0.url.lowercased().contains(needle) || $0.name.lowercased().contains(needle) }
         switch sort {
-        case .added: break
+        case .added:
+            // Queued rows the user reordered take the places queued rows hold, in the queue's order.
+            let slots = shown.indices.filter { shown[$0].queuePosition != nil }
+            guard slots.count > 1 else { break }
+            let queued = slots.map { shown[$0] }.sorted { ($0.queuePosition ?? 0) < ($1.queuePosition ?? 0) }
+            for (slot, row) in zip(slots, queued) { shown[slot] = row }
         case .name: shown.sort { ($0.name, $0.id) < ($1.name, $1.id) }
         case .state: shown.sort { (Self.rank($0), $0.id) < (Self.rank($1), $1.id) }
         case .progress: shown.sort { ($0.fraction ?? -1, $0.id) > ($1.fraction ?? -1, $1.id) }

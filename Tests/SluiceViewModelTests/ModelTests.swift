@@ -239,3 +239,33 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(t.sparkline(width: 10, ascii: true) == " .:# ")
     }
 }
+
+@Suite struct QueueAndRestoreTests {
+    func adds(_ ids: ClosedRange<Int>) -> [ModelEvent] {
+        ids.map { .added(id: $0, url: "http://h/\($0)", kind: .download, requestHeaders: [], at: UInt64($0)) }
+    }
+
+    @Test func aReorderedQueueShowsInItsOrderAndARunningRowLeavesIt() {
+        var m = model(adds(1...4) + [record(1, .stateChanged(.running), at: 10)])
+        m.apply(.queueOrder([4, 2, 3]))
+        #expect(m.visibleRows.map(\.id) == [1, 4, 2, 3], "the queued rows take the queued places in queue order")
+        #expect(m.row(4)?.queuePosition == 1 && m.row(3)?.queuePosition == 3)
+        m.apply(record(4, .stateChanged(.running), at: 11))
+        #expect(m.row(4)?.queuePosition == nil, "a row that starts is no longer queued")
+        #expect(m.visibleRows.map(\.id) == [1, 2, 3, 4])
+    }
+
+    @Test func aRestoredRowIsInsertedAsItCameAndEngineEventsFollowIt() {
+        var finished = TaskRow(id: 7, url: "http://h/old", kind: .download, at: 5)
+        finished.state = .completed
+        finished.outcome = .finished
+        finished.savedPath = "/tmp/old"
+        var unfinished = TaskRow(id: 8, url: "http://h/part", kind: .download, at: 5)
+        unfinished.bytes = 500
+        var m = model([.restored(finished), .restored(unfinished)])
+        #expect(m.row(7)?.stateWord == "finished" && m.row(7)?.savedPath == "/tmp/old")
+        #expect(m.row(8)?.stateWord == "queued" && m.row(8)?.bytes == 500)
+        m.apply(record(8, .didResumeAtOffset(offset: 500, expected: 1000), at: 9))
+        #expect(m.row(8)?.fraction == 0.5)
+    }
+}
