@@ -10,6 +10,8 @@ public enum PlainLine {
             parts.append("became download #\(next)")
         } else if case .failed(let failure) = row.outcome {
             parts.append("failed: " + failure.words[0])
+        } else if let retry = row.retry {
+            parts.append(retry.text(now: now) + ": " + retry.reason)
         } else {
             parts.append(row.stateWord)
             if let status = row.httpFailure { parts.append("HTTP \(status)") }

@@ -37,6 +37,13 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var keptTotal = 0
         var overflowed: Set<Int> = []
         var queue: StartQueue
+        /// Retries made so far for a row, and when its first attempt started (wall clock).
+        var retries: [Int: (made: Int, since: Double)] = [:]
+        /// Rows waiting out a retry's delay: which wait (a later one replaces it) and what to continue from.
+        var waiting: [Int: (wait: UInt64, resumeData: Data?)] = [:]
+        var waits: UInt64 = 0
+        /// Quitting: nothing starts again.
+        var stopping = false
 
         /// Lets go of a row's kept bytes; true when it had stopped keeping them for lack of room.
         mutating func release(_ id: Int) -> Bool {
@@ -50,15 +57,21 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     private let state: Mutex<State>
     private let outputDirectory: String
     private let post: @Sendable (ModelEvent) -> Void
+    /// Which failures are tried again, for downloads and for data tasks (nil: never).
+    private let retryPolicies: RetryPolicies
+    /// Makes a row's next attempt: a new engine task carrying the same request, continuing from the resume data
+    /// when there is some. Set by the app once its session exists.
+    let remake = Mutex<(@Sendable (ManagedTask, Data?) -> SessionTask?)?>(nil)
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
     private let allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)?
 
     /// At most `concurrency` tasks transfer at once, `perHost` per server; the others wait in the order they were
     /// added.
     init(outputDirectory: String, concurrency: Int, perHost: Int = .max, keepTotalLimit: Int = 64 << 20,
-         allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)? = nil,
+         retries: RetryPolicies = RetryPolicies(), allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)? = nil,
          post: @escaping @Sendable (ModelEvent) -> Void) {
         self.keepTotalLimit = keepTotalLimit
+        retryPolicies = retries
         self.outputDirectory = outputDirectory
         self.post = post
         self.allocateRow = allocateRow
@@ -118,7 +131,13 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Bytes kept for conversions, all tasks together, and how many tasks stopped keeping for lack of room.
     var kept: (total: Int, overflowed: Int) { state.withLock { ($0.keptTotal, $0.overflowed.count) } }
 
-    func stopStarting() { state.withLock { $0.queue.stopStarting() } }
+    func stopStarting() {
+        state.withLock { s in
+            s.stopping = true
+            s.queue.stopStarting()
+            s.waiting.removeAll()
+        }
+    }
 
     func isQueued(_ id: Int) -> Bool { state.withLock { $0.queue.isWaiting(id) } }
 
@@ -284,23 +303,122 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
-        let (starting, companions) = state.withLock { s -> ([SessionTask], DownloadCompanions?) in
+        let now = StoreKeeper.wallClock()
+        let (id, starting, companions, decision) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?) in
             let id = s.row(of: task)
             s.handlers[id] = nil
             _ = s.release(id)
-            let companions = s.rows[id]?.companions
-            if let url = s.rows[id]?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
-            return (s.queue.finished(id).compactMap { s.rows[$0]?.task }, companions)
+            let managed = s.rows[id]
+            let decision = s.stopping ? nil : managed.flatMap { managed in
+                retryPolicies.policy(for: managed.kind).flatMap { policy in
+                    Self.failure(of: task, error).map { failure in
+                        let tries = s.retries[id] ?? (0, now)
+                        return policy.decide(after: failure, method: managed.request.method, retriesMade: tries.made,
+                                             elapsed: now - tries.since, now: now)
+                    }
+                }
+            }
+            if case .retry = decision {
+                s.retries[id] = ((s.retries[id]?.made ?? 0) + 1, s.retries[id]?.since ?? now)
+            } else if let url = managed?.request.url, s.downloadRows[url] == id {
+                s.downloadRows[url] = nil
+            }
+            return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision)
         }
-        if let companions {
+        if case .retry(let delay, let attempt, let of, let reason) = decision {
+            if let companions, let data = error?.resumeData { companions.saveResume(data) }
+            scheduleRetry(id, after: delay, resumeData: error?.resumeData ?? companions?.loadResume(for: task.originalRequest.url.absoluteString))
+            post(.retrying(id: id, attempt: attempt, of: of, at: DispatchTime.now().uptimeNanoseconds + UInt64(delay * 1e9),
+                           reason: reason))
+        } else if let companions {
             if let data = error?.resumeData {
                 companions.saveResume(data)
             } else if error != nil || (task.response?.statusCode ?? 0) >= 400 {
                 companions.removeAll()  // nothing to continue: only the file's own companions may remain, and none is needed
             }
         }
+        if case .giveUp(let why, _)? = decision, why != .notRetried {
+            post(.note(id: id, why.description))
+        }
         for next in starting { next.resume() }  // outside the lock: resuming calls into the session
     }
+
+    // MARK: Retries
+
+    /// What failed, as the retry policy sees it; nil for a success or a cancellation.
+    private static func failure(of task: SessionTask, _ error: TransferError?) -> RetryPolicy.Failure? {
+        if let error, error.code == .cancelled { return nil }
+        if let status = task.response?.statusCode, status >= 400 {
+            return .status(status, retryAfter: task.response?.headers["Retry-After"])
+        }
+        return error.map { .transfer($0) }
+    }
+
+    private func scheduleRetry(_ id: Int, after delay: Double, resumeData: Data?) {
+        let wait = state.withLock { s -> UInt64? in
+            guard !s.stopping else { return nil }
+            s.waits += 1
+            s.waiting[id] = (s.waits, resumeData)
+            return s.waits
+        }
+        guard let wait else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.startRetry(id, wait: wait) }
+    }
+
+    /// The next attempt of a row whose wait is over (`wait` nil: the user resumed it): a new engine task takes
+    /// the row's place and its turn in the queue.
+    private func startRetry(_ id: Int, wait: UInt64?) {
+        guard let (managed, resumeData) = state.withLock({ s -> (ManagedTask, Data?)? in
+            guard !s.stopping, let waiting = s.waiting[id], wait == nil || waiting.wait == wait,
+                  let managed = s.rows[id] else { return nil }
+            s.waiting[id] = nil
+            return (managed, waiting.resumeData)
+        }), let make = remake.withLock({ $0 }), let next = make(managed, resumeData) else { return }
+        let starts = state.withLock { s -> Bool in
+            s.rows[id]?.task = next
+            s.rows[id]?.lastCheckpoint = 0
+            s.rowOfTask[next.taskIdentifier] = id
+            if managed.companions != nil { s.downloadRows[managed.request.url] = id }
+            return s.queue.add(id, host: managed.request.url.host)
+        }
+        if starts { next.resume() }
+    }
+
+    /// `r` on a row waiting to retry: now. False when it is not waiting.
+    func retryNow(_ id: Int) -> Bool {
+        guard state.withLock({ $0.waiting[id] != nil }) else { return false }
+        startRetry(id, wait: nil)
+        return true
+    }
+
+    /// `c` on a row waiting to retry: no more attempts; the row ends cancelled. False when it is not waiting.
+    func cancelRetry(_ id: Int) -> Bool {
+        guard state.withLock({ $0.waiting.removeValue(forKey: id) }) != nil else { return false }
+        let companions = state.withLock { s -> DownloadCompanions? in
+            if let url = s.rows[id]?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
+            return s.rows[id]?.companions
+        }
+        companions?.removeAll()
+        let now = DispatchTime.now().uptimeNanoseconds
+        post(.engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: now, event: .stateChanged(.completed))))
+        post(.engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: now,
+                                     event: .didCompleteWithError(TransferError(.cancelled, "cancelled while waiting to retry")))))
+        return true
+    }
+}
+
+/// Which tasks are tried again after a failure: downloads by default (as wget and aria2 do), data tasks only when
+/// asked (`--retry`), since their bodies were shown, not kept.
+public struct RetryPolicies: Sendable {
+    public var downloads: RetryPolicy?
+    public var data: RetryPolicy?
+
+    public init(downloads: RetryPolicy? = RetryPolicy(maximumRetries: 5), data: RetryPolicy? = nil) {
+        self.downloads = downloads
+        self.data = data
+    }
+
+    func policy(for kind: TaskKind) -> RetryPolicy? { kind == .download ? downloads : data }
 }
 
 /// One row's task as the app manages it: the engine task carrying it now, and what it takes to make it again.

@@ -199,6 +199,9 @@ enum TaskList {
         if row.awaitingDisposition {
             return [Span(TextWidth.fit(width >= 14 ? "awaiting r/c/d" : "r/c/d?", to: width), rowElement)]
         }
+        if let retry = row.retry, row.state == .suspended {
+            return [Span(TextWidth.fit(retry.text(now: now), to: width), rowElement)]
+        }
         if !row.hasStarted && row.state == .suspended { return [Span(String(repeating: "·", count: width), .barEmpty)] }
         guard let fraction = row.fraction else {
             let block = min(3, width)

@@ -33,7 +33,8 @@ public final class TransferApp: Sendable {
     /// session's (proxy, TLS, cookies).
     public init(outputDirectory: String, concurrency: Int = 6, perHost: Int = .max,
                 configuration: SessionConfiguration = .default,
-                request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }, store: TaskStore? = nil) {
+                request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }, store: TaskStore? = nil,
+                retries: RetryPolicies = RetryPolicies()) {
         self.outputDirectory = outputDirectory
         makeRequest = request
         let keeper = store.map(StoreKeeper.init)
@@ -41,13 +42,23 @@ public final class TransferApp: Sendable {
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
         let delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, perHost: perHost,
-                                   allocateRow: Self.allocator(keeper), post: post)
+                                   retries: retries, allocateRow: Self.allocator(keeper), post: post)
         self.delegate = delegate
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(concurrency, configuration.httpMaximumConnectionsPerHost)
         configuration.downloadDirectory = outputDirectory
-        session = Session(configuration: configuration, delegate: delegate,
-                          eventMonitor: { post(.engine(delegate.translate($0))) })
+        let session = Session(configuration: configuration, delegate: delegate,
+                              eventMonitor: { post(.engine(delegate.translate($0))) })
+        self.session = session
+        delegate.remake.withLock { $0 = { [weak session] managed, resumeData in session.map { Self.nextAttempt(of: managed, resumeData: resumeData, in: $0) } } }
+    }
+
+    /// A new engine task for a row's next attempt: a download continues its partial file when it can.
+    private static func nextAttempt(of managed: ManagedTask, resumeData: Data?, in session: Session) -> SessionTask {
+        guard managed.kind == .download else { return session.dataTask(with: managed.request) }
+        if let resumeData, let task = try? session.downloadTask(with: managed.request, resumeData: resumeData) { return task }
+        if let companions = managed.companions { return session.downloadTask(with: managed.request, partialFile: companions.partialPath) }
+        return session.downloadTask(with: managed.request)
     }
 
     private static func allocator(_ keeper: StoreKeeper?) -> (@Sendable (String, TaskKind) -> Int?)? {
@@ -152,7 +163,7 @@ public final class TransferApp: Sendable {
         case .add(let text, let kind):
             if case .failure(let problem) = add(text, kind: kind == .download ? .download : .data) { return problem.message }
         case .resume(let id):
-            if delegate.answer(id, .allow) { return nil }
+            if delegate.answer(id, .allow) || delegate.retryNow(id) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
             if task.state != .suspended { return "#\(id) is \(task.state.rawValue), not suspended" }
             delegate.startedByUser(id)
@@ -164,7 +175,7 @@ public final class TransferApp: Sendable {
             task.suspend()
             delegate.suspendedByUser(id)
         case .cancel(let id):
-            if delegate.answer(id, .cancel) { return nil }
+            if delegate.answer(id, .cancel) || delegate.cancelRetry(id) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
             if task.state == .completed { return "#\(id) has already completed" }
             task.cancel()
@@ -183,6 +194,8 @@ public final class TransferApp: Sendable {
         case .setConcurrency(let limit):
             delegate.setConcurrency(limit)
             return "at most \(delegate.concurrency) transfers at once"
+        case .setSessionRate, .setTaskRate:
+            return "rate limits are not wired yet"
         }
         return nil
     }
@@ -282,6 +295,10 @@ public final class TransferApp: Sendable {
             model.apply(.tick(now))
             let periodic = now &- lastPrint >= 1_000_000_000
             var unfinished = false
+            for row in model.rows where row.retry != nil && reported.contains(row.id) {
+                reported.remove(row.id)  // a failed attempt printed as failed: the next one gets its own line
+                print(PlainLine.text(row, now: now))
+            }
             for row in model.rows where !reported.contains(row.id) {
                 if row.state == .completed && row.outcome != nil || row.becameTask != nil {
                     print(PlainLine.text(row, now: now))

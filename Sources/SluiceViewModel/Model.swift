@@ -120,6 +120,18 @@ public struct Model: Equatable, Sendable {
             update(id) { $0.savedPath = path }
         case .note(let id, let text):
             update(id) { $0.note = text }
+        case .retrying(let id, let attempt, let of, let at, let reason):
+            let now = self.now
+            update(id) { row in
+                row.retry = RetryWait(attempt: attempt, of: of, at: at, reason: reason)
+                row.state = .suspended
+                row.hasStarted = true
+                row.outcome = nil
+                let tenths = at > now ? Int((Double(at - now) / 1e8).rounded()) : 0
+                let wait = tenths > 0 ? "\(tenths / 10).\(tenths % 10) s" : "now"
+                row.timeline.append(TimelineEntry(name: "retry", detail: "\(attempt)/\(of) in \(wait): \(Sanitized.text(reason))", time: now))
+                if row.timeline.count > Model.timelineLimit { row.timeline.removeFirst() }
+            }
         case .queueOrder(let ids):
             for i in rows.indices { rows[i].queuePosition = nil }
             for (place, id) in ids.enumerated() { update(id) { $0.queuePosition = place + 1 } }
@@ -148,6 +160,7 @@ public struct Model: Equatable, Sendable {
                 if state == .running {
                     row.hasStarted = true
                     row.queuePosition = nil
+                    row.retry = nil
                 }
             case .didReceiveResponse(let r):
                 row.status = r.statusCode

@@ -13,6 +13,8 @@ public enum ModelEvent: Sendable {
     case note(id: Int, String)
     /// The rows waiting their turn, first first (every other row is not queued).
     case queueOrder([Int])
+    /// The task failed and will be tried again at `at` (uptime nanoseconds): retry `attempt` of `of`.
+    case retrying(id: Int, attempt: Int, of: Int, at: UInt64, reason: String)
     /// The clock moved: rates are sampled here, so a stalled transfer's rate falls to zero.
     case tick(UInt64)
 }
@@ -31,4 +33,8 @@ public enum Intent: Equatable, Sendable {
     case move(Int, by: Int)
     /// Change how many transfers run at once.
     case setConcurrency(Int)
+    /// Limit the whole session's receive rate (bytes per second; nil: no limit).
+    case setSessionRate(Int64?)
+    /// Limit one task's receive rate (bytes per second; nil: no limit of its own).
+    case setTaskRate(Int, Int64?)
 }

@@ -52,6 +52,10 @@ public struct TaskRow: Equatable, Sendable {
     public var cameFromTask: Int?
     /// Where a finished download was saved.
     public var savedPath: String?
+    /// Set while the task waits to be tried again after a failure.
+    public var retry: RetryWait?
+    /// Its own receive limit, in bytes per second, when it has one.
+    public var rateLimit: Int64?
     /// Its place in the queue (1 starts next) while it waits its turn, once the user has reordered the queue.
     public var queuePosition: Int?
     /// A note for the user about this row (a save that failed, the bytes a conversion could not keep).
@@ -82,7 +86,7 @@ public struct TaskRow: Equatable, Sendable {
         if awaitingDisposition { return "awaiting" }
         switch state {
         case .running: return "running"
-        case .suspended: return hasStarted ? "suspended" : "queued"
+        case .suspended: return retry != nil ? "retrying" : hasStarted ? "suspended" : "queued"
         case .canceling: return "canceling"
         case .completed:
             if becameTask != nil { return "converted" }
@@ -128,6 +132,28 @@ public struct TaskRow: Equatable, Sendable {
     }
 
     public static let stallAfter: UInt64 = 5_000_000_000
+}
+
+/// A failed attempt's wait before the next: what `retrying in 4 s (2/5)` says.
+public struct RetryWait: Equatable, Sendable {
+    public let attempt: Int
+    public let of: Int
+    /// When the next attempt starts (uptime nanoseconds).
+    public let at: UInt64
+    public let reason: String
+
+    public init(attempt: Int, of: Int, at: UInt64, reason: String) {
+        self.attempt = attempt
+        self.of = of
+        self.at = at
+        self.reason = reason
+    }
+
+    /// "retrying in 4 s (2/5)", "retrying now (2/5)".
+    public func text(now: UInt64) -> String {
+        let seconds = at > now ? Int(((Double(at - now) / 1e9)).rounded(.up)) : 0
+        return (seconds > 0 ? "retrying in \(seconds) s" : "retrying now") + " (\(attempt)/\(of))"
+    }
 }
 
 public struct HeaderLine: Equatable, Sendable {
