@@ -165,7 +165,7 @@ enum TaskList {
         case .state: return row.stateWord
         case .name, .host, .bar: return ""
         case .percent:
-            guard row.becameTask == nil else { return "" }  // its bytes went on in the download's row
+            guard row.becameTask == nil, row.retry == nil else { return "" }  // its bytes went on elsewhere, or are an error page
             return row.fraction.map { "\(Int($0 * 100))%" } ?? ""
         case .bytes: return ByteCountText.format(row.bytes)
         case .rate:
