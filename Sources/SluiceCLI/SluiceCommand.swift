@@ -24,7 +24,7 @@ public struct SluiceCommand: ParsableCommand {
     public static func runMain() -> Never {
         MallocTuning.apply()
         do {
-            var command = try parseAsRoot()
+            var command = try DirectParse.command(Array(CommandLine.arguments.dropFirst())) ?? parseAsRoot()
             try command.run()
             Glibc.exit(0)
         } catch let failure as CLIFailure {
