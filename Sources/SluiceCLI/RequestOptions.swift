@@ -30,8 +30,10 @@ struct RequestOptions: ParsableArguments {
     var dataBinary: [String] = []
 
     @Option(name: [.customShort("u"), .customLong("user")],
-            help: ArgumentHelp("Server credentials, sent as Basic; without :PASSWORD it is asked for on the terminal (not echoed).", valueName: "user[:password]"))
+            help: ArgumentHelp("Server credentials, sent as Basic (or with --digest or --anyauth, the answer to the server's challenge); without :PASSWORD it is asked for on the terminal (not echoed).", valueName: "user[:password]"))
     var user: String?
+
+    @Flag(exclusivity: .chooseLast) var serverAuth: ServerAuthOption = .basic
 
     @Flag(name: .customLong("netrc"), help: "Take the server credentials for each host from ~/.netrc (or $NETRC).")
     var netrc = false
@@ -51,6 +53,8 @@ struct RequestOptions: ParsableArguments {
     @Option(name: [.customShort("U"), .customLong("proxy-user")],
             help: ArgumentHelp("Proxy credentials; without :PASSWORD it is asked for on the terminal.", valueName: "user[:password]"))
     var proxyUser: String?
+
+    @Flag(exclusivity: .chooseLast) var proxyAuth: ProxyAuthOption = .proxyBasic
 
     @Option(name: .customLong("noproxy"),
             help: ArgumentHelp("Hosts reached without the proxy (no_proxy's syntax: 'localhost,.example.org', '*').", valueName: "list"))
@@ -107,6 +111,7 @@ struct RequestOptions: ParsableArguments {
         } else if netrc {
             prepared.credentials = .fromNetrc(try Netrc.load())
         }
+        prepared.answeredMethods = serverAuth.answeredMethods
 
         for cookie in cookies {
             if cookie.contains("=") {
@@ -130,6 +135,7 @@ struct RequestOptions: ParsableArguments {
                     server.username = name
                     server.password = password
                 }
+                server.authenticationMethod = proxyAuth.method
                 configuration.proxy = .server(server)
             }
         } else if proxyUser != nil {
@@ -223,6 +229,11 @@ struct PreparedRequest: Sendable {
     var cookieJar: String?
     /// The session's cookies: what -b FILE gave, then what the responses set.
     let cookieStore = CookieStorage()
+    /// --digest and --anyauth: the challenges the credentials answer (nil: Basic, sent with the first request).
+    var answeredMethods: [AuthenticationMethod]?
+    /// Where those answers are found: each URL's origin is entered by `request(for:)`, so that a redirect to
+    /// another origin finds nothing (curl sends -u's credentials only to the host it was given).
+    let credentialStore = CredentialStorage()
     var configuration = SessionConfiguration.default
 
     init(method: String) { self.method = method }
@@ -231,8 +242,13 @@ struct PreparedRequest: Sendable {
     func request(for url: URL) -> Request {
         var fields = headers
         if fields["Authorization"] == nil, let (user, password) = credentials(for: url) {
-            // Basic, sent with the first request as curl does without --digest or --anyauth.
-            fields.add("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+            if let answeredMethods {
+                // --digest, --anyauth: nothing goes with the request; default handling of the 401 finds them.
+                credentialStore.enter(Credential(user: user, password: password), for: url, answering: answeredMethods)
+            } else {
+                // Basic, sent with the first request as curl does without --digest or --anyauth.
+                fields.add("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+            }
         }
         if let cookieHeader, fields["Cookie"] == nil { fields.add("Cookie", cookieHeader) }
         return Request(url: url, method: method, headers: fields, body: body)
@@ -246,6 +262,7 @@ struct PreparedRequest: Sendable {
         result.tlsVerificationEnabled = configuration.tlsVerificationEnabled
         result.caFile = configuration.caFile
         result.httpVersion = configuration.httpVersion
+        result.credentialStorage = credentialStore
         for file in cookieFiles {  // a missing file is no cookies, as for curl's -b FILE
             do throws(TransferError) { try cookieStore.load(from: file) } catch {
                 throw CLIFailure(code: 1, message: "cannot read the cookie file \(Sanitized.text(file))")

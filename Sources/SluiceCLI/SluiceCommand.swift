@@ -32,7 +32,7 @@ public struct SluiceCommand: ParsableCommand {
                 arguments = folded.arguments
                 ArgumentRuns.current = folded.runs
             }
-            var command = try parseAsRoot(arguments)
+            var command = try DirectParse.command(arguments) ?? parseAsRoot(arguments)
             try command.run()
             Glibc.exit(0)
         } catch let failure as CLIFailure {

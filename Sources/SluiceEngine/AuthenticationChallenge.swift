@@ -82,9 +82,10 @@ public struct AuthenticationChallenge: Sendable {
     public let previousFailureCount: Int
     /// The credential that was just refused, or the stored one default handling would use.
     public let proposedCredential: Credential?
-    /// The 401 or 407 response that asked; nil for a server-trust challenge, which comes before any response.
+    /// The 401 or 407 response that asked; nil for a server-trust challenge, which comes before any response,
+    /// and for a proxy's 407 to CONNECT (an https request through an HTTP proxy), whose head libcurl keeps.
     public let failureResponse: Response?
-    /// Why the certificate was not trusted (libcurl's words), for a server-trust challenge.
+    /// Why the certificate was not trusted, or the tunnel refused (libcurl's words), for those two challenges.
     public let error: TransferError?
 }
 

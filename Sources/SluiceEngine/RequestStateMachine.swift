@@ -148,6 +148,13 @@ struct RequestStateMachine: Equatable {
         return .askChallenge
     }
 
+    /// The proxy refused the tunnel with a 407 (libcurl keeps CONNECT's head to itself, so no head came): asked as
+    /// for an untrusted server, without a response; the request is sent again with a credential or ends with `error`.
+    mutating func tunnelRefused(_ error: TransferError) -> Action {
+        guard state == .head else { return impossible("a refused tunnel") }
+        return untrustedServer(error)
+    }
+
     /// The final head (not a redirect the task follows, not a 1xx) is complete: the response goes to the task
     /// now, as URLSession delivers it, not at the first body byte. A suspended task gets it once resumed (with
     /// the first byte, or at the end); a multipart stream's responses are its parts.

@@ -97,6 +97,10 @@ public struct ProxyServer: Sendable, Equatable {
     public var port: Int
     public var username: String?
     public var password: String?
+    /// How the credentials are used: `.basic` sends them with the first request (curl's default); `.digest`
+    /// answers only a Digest challenge and `.other` whichever the proxy makes (curl's --proxy-digest and
+    /// --proxy-anyauth), nothing being sent before the proxy asks. libcurl does the handshake.
+    public var authenticationMethod: AuthenticationMethod = .basic
 
     public init(kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil) {
         self.kind = kind

@@ -177,6 +177,8 @@ final class Transfer {
             if let username = proxy.username {
                 setString(CURLOPT_PROXYUSERNAME, username)
                 setString(CURLOPT_PROXYPASSWORD, proxy.password ?? "")
+                setLong(CURLOPT_PROXYAUTH, Self.curlAuth(proxy.authenticationMethod))
+                sendsProxyCredential = true  // a 407 may be libcurl's own handshake (Digest asks first)
             }
         }
         if let bypass = configuration.proxyBypass { setString(CURLOPT_NOPROXY, bypass) }
@@ -346,6 +348,33 @@ final class Transfer {
         guard case .askChallenge = action else { return perform(action) }
         task.deliverChallenge(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0,
                                                       proposedCredential: nil, failureResponse: nil, error: error))
+        return .continue
+    }
+
+    /// The proxy's protection space when it refused the tunnel with a 407; nil for any other failure.
+    private func refusedTunnelSpace() -> ProtectionSpace? {
+        guard let easy else { return nil }
+        var connectCode = 0
+        var offered = 0
+        var port = 0
+        var address: UnsafeMutablePointer<CChar>?
+        guard sluice_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectCode) == CURLE_OK, connectCode == 407,
+              sluice_easy_getinfo_long(easy, CURLINFO_PROXYAUTH_AVAIL, &offered) == CURLE_OK,
+              sluice_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &address) == CURLE_OK, let address else { return nil }
+        _ = sluice_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &port)
+        return TunnelChallenge.space(connectCode: connectCode, offered: offered, address: String(cString: address), port: port)
+    }
+
+    /// The proxy refused the tunnel: the delegate may give a credential for it (the request is then sent again).
+    private func askForTunnel(_ space: ProtectionSpace, _ error: TransferError) -> Outcome {
+        if let sent = task.proxyCredential { task.refusedCredentials[sent.space, default: 0] += 1 }
+        let refused = task.refusedCredentials[space] ?? 0
+        let action = machine.tunnelRefused(error)
+        guard case .askChallenge = action else { return perform(action) }
+        let proposed = refused > 0 && task.proxyCredential?.space == space ? task.proxyCredential?.credential
+            : task.session.configuration.credentialStorage?.credential(for: space)
+        task.deliverChallenge(AuthenticationChallenge(protectionSpace: space, previousFailureCount: refused,
+                                                      proposedCredential: proposed, failureResponse: nil, error: error))
         return .continue
     }
 
@@ -558,6 +587,9 @@ final class Transfer {
         if let error, error.code == .serverCertificateUntrusted, machine.readsHead, !headerParser.isComplete,
            task.trustedServer == nil {
             return askToTrust(error)
+        }
+        if let error, machine.readsHead, !headerParser.isComplete, let space = refusedTunnelSpace() {
+            return askForTunnel(space, error)
         }
         askIfRefused()
         return perform(machine.ended(error, headComplete: headerParser.isComplete))

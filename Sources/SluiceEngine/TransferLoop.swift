@@ -74,6 +74,12 @@ final class TransferLoop: @unchecked Sendable {
     /// Stream uploads between two requests, waiting for the delegate's new stream (and whether suspended).
     private var awaitingStream: [Int: (task: UploadTask, suspended: Bool)] = [:]
     private var shuttingDown = false
+    /// HTTP/1.1 tasks beyond an origin's connection limit, started by priority as connections come free
+    /// (ConnectionWaitList.swift); the origin whose connection each started task holds; waiting tasks suspended.
+    private var waitList: ConnectionWaitList
+    private var waitingTasks: [Int: (task: SessionTask, origin: String)] = [:]
+    private var heldOrigin: [Int: String] = [:]
+    private var suspendedWhileWaiting: Set<Int> = []
     private var nextTimeoutCheck: UInt64 = 0
 
     /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
@@ -82,6 +88,7 @@ final class TransferLoop: @unchecked Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue
         pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
+        waitList = ConnectionWaitList(limit: configuration.httpMaximumConnectionsPerHost)
         multi = startsThread ? curl_multi_init() : nil
         guard let multi else { return }
         _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
@@ -176,7 +183,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             let localFlowing = pumpLocalSources()
             flushOutbox()
-            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty {
+            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty {
                 close()
                 return
             }
@@ -190,20 +197,26 @@ final class TransferLoop: @unchecked Sendable {
         case .start(let task):
             start(task)
         case .suspend(let id):
-            if let t = transfers[id] { settle(t, t.suspend()) }
+            if let t = transfers[id] { settle(t, t.suspend()) } else if waitingTasks[id] != nil { suspendedWhileWaiting.insert(id) }
         case .resume(let id):
-            if let t = transfers[id] { settle(t, t.resume()) }
+            if let t = transfers[id] { settle(t, t.resume()) } else { suspendedWhileWaiting.remove(id) }
         case .drained(let id):
             if let t = transfers[id] { settle(t, t.drained()) }
         case .cancel(let id):
             if let t = transfers[id] {
                 finish(t, .cancelled(t.task.currentRequest.url))
             } else if let waiting = awaitingStream.removeValue(forKey: id) {
+                releaseConnection(of: id)
+                waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
+            } else if let waiting = waitingTasks.removeValue(forKey: id) {
+                _ = waitList.remove(id, from: waiting.origin)
+                suspendedWhileWaiting.remove(id)
                 waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
             }
         case .newBodyStream(let id, let stream):
             guard let waiting = awaitingStream.removeValue(forKey: id) else { return }
             guard let stream else {
+                releaseConnection(of: id)
                 return waiting.task.finish(error: TransferError(
                     .requestBodyStreamExhausted, "the request body is needed again, and the delegate gave no new stream",
                     failingURL: waiting.task.currentRequest.url))
@@ -252,12 +265,39 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
+    /// Starts the task's request now, or lists it to wait for a connection to its origin. A task sent again
+    /// (redirect, credential) to the origin whose connection it holds keeps it.
     private func start(_ task: SessionTask) {
+        let id = task.taskIdentifier
+        let origin = ConnectionWaitList.origin(of: task.currentRequest.url, configuration)
+        if let held = heldOrigin[id], held == origin { return launch(task) }
+        releaseConnection(of: id)
+        if let origin {
+            guard waitList.admit(id, to: origin, priority: task.priority) else {
+                waitingTasks[id] = (task, origin)
+                return
+            }
+            heldOrigin[id] = origin
+        }
+        launch(task)
+    }
+
+    /// The task no longer holds a connection to its origin: the waiting task first in line starts in its place.
+    private func releaseConnection(of id: Int) {
+        guard let origin = heldOrigin.removeValue(forKey: id), let next = waitList.release(origin),
+              let waiting = waitingTasks.removeValue(forKey: next) else { return }
+        heldOrigin[next] = origin
+        launch(waiting.task)
+        if suspendedWhileWaiting.remove(next) != nil, let started = transfers[next] { settle(started, started.suspend()) }
+    }
+
+    private func launch(_ task: SessionTask) {
         let transfer: Transfer
         do {
             try task.prepareToStart()
             transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles)
         } catch {
+            releaseConnection(of: task.taskIdentifier)
             task.finish(error: error)
             return
         }
@@ -325,6 +365,7 @@ final class TransferLoop: @unchecked Sendable {
         download.startedAt = dataTask.startedAt
         transfers[t.id] = nil
         transfers[download.taskIdentifier] = t
+        heldOrigin[download.taskIdentifier] = heldOrigin.removeValue(forKey: t.id)
         dataTask.handOver(to: download)
         settle(t, t.adopt(download))
     }
@@ -377,6 +418,7 @@ final class TransferLoop: @unchecked Sendable {
         t.stopped()
         if error?.code != .cancelled { t.flushPending() }
         retire(t)
+        releaseConnection(of: t.id)
         t.task.finish(error: error)
     }
 }

@@ -69,6 +69,9 @@ public final class ScenarioServer: Sendable {
     /// How many requests for exactly this path and query reached the server since it started.
     public func requestCount(_ pathAndQuery: String) -> Int { log.count(pathAndQuery) }
 
+    /// The paths and queries containing `text`, in the order their requests arrived (of the latest few thousand).
+    public func requestOrder(containing text: String) -> [String] { log.arrived(containing: text) }
+
     public var garbageURL: URL { URL(string: "http://127.0.0.1:\(garbagePort)/")! }
 
     /// A URL on a port where nothing listens: bound by the kernel, then closed again.

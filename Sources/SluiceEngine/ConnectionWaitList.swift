@@ -1,0 +1,85 @@
+// Tasks that wait for one of an origin's httpMaximumConnectionsPerHost connections over HTTP/1.1, where each
+// request needs a connection of its own: the highest priority starts first, then the earliest.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The loop's record of which origins are full and who waits for them. libcurl keeps its own queue for
+/// CURLMOPT_MAX_HOST_CONNECTIONS, in the order transfers were added; holding the excess here instead lets
+/// `SessionTask.priority` choose. HTTP/2 origins are not listed: their tasks share a connection as streams,
+/// ordered by CURLOPT_STREAM_WEIGHT.
+struct ConnectionWaitList {
+    private struct Waiting {
+        let id: Int
+        let priority: Float
+        let order: Int
+    }
+
+    let limit: Int
+    /// Per origin, how many tasks hold one of its connections.
+    private var holding: [String: Int] = [:]
+    /// Per origin, the waiting tasks, highest priority first and in arrival order within one priority.
+    private var waiting: [String: [Waiting]] = [:]
+    private var arrivals = 0
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// A task to `origin` wants to start: true when it may now (it then holds a connection until `release`);
+    /// false when it waits. The priority is read now: changing it later does not move a waiting task.
+    mutating func admit(_ id: Int, to origin: String, priority: Float) -> Bool {
+        if holding[origin, default: 0] < limit {
+            holding[origin, default: 0] += 1
+            return true
+        }
+        arrivals += 1
+        let entry = Waiting(id: id, priority: priority, order: arrivals)
+        var list = waiting[origin, default: []]
+        // After every entry of the same or a higher priority: a binary search, as thousands may wait.
+        var low = 0
+        var high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if list[mid].priority >= priority { low = mid + 1 } else { high = mid }
+        }
+        list.insert(entry, at: low)
+        waiting[origin] = list
+        return false
+    }
+
+    /// A task that held a connection to `origin` no longer needs it: the task that starts in its place (and now
+    /// holds it), or nil when none waits.
+    mutating func release(_ origin: String) -> Int? {
+        if var list = waiting[origin], !list.isEmpty {
+            let next = list.removeFirst()
+            waiting[origin] = list.isEmpty ? nil : list
+            return next.id
+        }
+        let count = holding[origin, default: 0] - 1
+        holding[origin] = count > 0 ? count : nil
+        return nil
+    }
+
+    /// A waiting task leaves (cancelled) without having held a connection; false when it was not waiting.
+    mutating func remove(_ id: Int, from origin: String) -> Bool {
+        guard var list = waiting[origin], let index = list.firstIndex(where: { $0.id == id }) else { return false }
+        list.remove(at: index)
+        waiting[origin] = list.isEmpty ? nil : list
+        return true
+    }
+
+    var isEmpty: Bool { waiting.isEmpty }
+
+    /// The origin whose connections a request to `url` waits for; nil when it does not wait here: a limit of
+    /// 0 or less, a local URL, or a request that may be one more HTTP/2 stream on a shared connection (https
+    /// that may negotiate h2, or prior knowledge).
+    static func origin(of url: URL, _ configuration: SessionConfiguration) -> String? {
+        guard configuration.httpMaximumConnectionsPerHost > 0, let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host?.lowercased() else { return nil }
+        let multiplexes = configuration.multiplexingEnabled && configuration.httpVersion != .http1_1
+            && (scheme == "https" || configuration.httpVersion == .http2PriorKnowledge)
+        guard !multiplexes else { return nil }
+        return "\(scheme)://\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+}
