@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer"]
+            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer", "SluiceStore", "SluiceTUI"]
         ),
         .testTarget(
             name: "SluiceTUITests",

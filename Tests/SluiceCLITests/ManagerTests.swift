@@ -1,0 +1,110 @@
+// The UI as a download manager, without a terminal: TransferApp's plain mode against the scenario server. Downloads
+// land whole with no companions left, the queue starts moved tasks first and holds the per-host limit, a dropped
+// connection is retried from the partial file, and the store keeps every row.
+import Dispatch
+import Foundation
+import SluiceEngine
+import SluiceScenarioServer
+import SluiceStore
+@testable import SluiceTUI
+import SluiceViewModel
+import Testing
+
+@Suite struct ManagerTests {
+    /// Runs the app's plain mode until every row has ended; its printed lines.
+    func runToTheEnd(_ app: TransferApp) async -> [String] {
+        await offThePool {
+            let lines = LinesBox()
+            app.runPlain(stop: StopFlag()) { lines.append($0) }
+            app.cancelAll()
+            app.waitUntilStopped(seconds: 10)
+            app.session.invalidateAndCancel()
+            return lines.all
+        }
+    }
+
+    func pattern(_ count: Int) -> Data { Data(ScenarioPattern.bytes(offset: 0, count: count)) }
+
+    @Test func downloadsLandWholeUnderTheirNamesWithNoCompanionsLeft() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 2)
+        for (n, name) in [(70_000, "a.bin"), (1_000, "b.bin"), (300_000, "c.bin")] {
+            guard case .success = app.add(server.url("/bytes/\(n)?name=\(name)").absoluteString, kind: .download) else {
+                Issue.record("refused")
+                return
+            }
+        }
+        _ = await runToTheEnd(app)
+        #expect(dir.entries == ["a.bin", "b.bin", "c.bin"], "\(dir.entries)")
+        #expect(FileManager.default.contents(atPath: dir.path + "/c.bin") == pattern(300_000))
+    }
+
+    @Test func aQueuedTaskMovedToTheFrontStartsNext() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let tag = "order-\(UInt32.random(in: 0...UInt32.max))"
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 1)
+        // The first holds the only slot for a few hundred milliseconds, long enough to reorder the rest.
+        _ = app.add(server.url("/drip?bytes=4096&chunk=512&interval=50&\(tag)=0").absoluteString)
+        var rows: [Int] = []
+        for n in 1...3 {
+            if case .success(let row) = app.add(server.url("/bytes/10?\(tag)=\(n)").absoluteString) { rows.append(row) }
+        }
+        #expect(app.perform(.move(rows[2], by: 2)) == nil, "the last queued task goes to the front")
+        #expect(app.perform(.move(rows[2], by: 1)) != nil, "and no further")
+        _ = await runToTheEnd(app)
+        let order = server.requestOrder(containing: tag).compactMap { $0.split(separator: "=").last.map(String.init) }
+        #expect(order == ["0", "3", "1", "2"], "\(order)")
+    }
+
+    @Test func atMostOneTransferPerHostWhenAskedAndTheOtherHostGoesOn() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let tag = "host-\(UInt32.random(in: 0...UInt32.max))"
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 4, perHost: 1)
+        let slow = "/drip?bytes=2048&chunk=512&interval=40&\(tag)="
+        let local = server.baseURL.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        _ = app.add(server.url(slow + "a1").absoluteString)
+        _ = app.add(server.url(slow + "a2").absoluteString)
+        _ = app.add(local + slow + "b1")
+        _ = await runToTheEnd(app)
+        let order = server.requestOrder(containing: tag).compactMap { $0.split(separator: "=").last.map(String.init) }
+        // b1 is on another host: it starts at once, before a1 has ended and a2 may start.
+        #expect(order == ["a1", "b1", "a2"], "\(order)")
+    }
+
+    @Test func aDroppedDownloadIsRetriedFromItsPartialFileAndTheStoreKeepsIt() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        let state = try Scratch()
+        defer { dir.remove(); state.remove() }
+        let store = try TaskStore(directory: state.path)
+        var fast = RetryPolicy(maximumRetries: 3)
+        fast.initialDelay = 0.05
+        let app = TransferApp(outputDirectory: dir.path, store: store, retries: RetryPolicies(downloads: fast))
+        let path = "/bytes/2000000?drop=700000&name=dropped.bin&t=\(UInt32.random(in: 0...UInt32.max))"
+        guard case .success(let row) = app.add(server.url(path).absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        _ = await runToTheEnd(app)
+        #expect(FileManager.default.contents(atPath: dir.path + "/dropped.bin") == pattern(2_000_000))
+        #expect(dir.entries == ["dropped.bin"], "\(dir.entries)")
+        #expect(server.requestCount(path) == 2, "the first attempt dropped at 700 kB, the second asked for the rest")
+        let stored = try #require(try store.all().first { $0.id == Int64(row) })
+        #expect(stored.state == .completed && stored.outcome == "saved" && stored.destination == dir.path + "/dropped.bin")
+        #expect(stored.timeline.contains("retry 1/3"), "\(stored.timeline)")
+    }
+}
+
+/// Lines printed from the app's loop, read by the test afterwards.
+final class LinesBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
