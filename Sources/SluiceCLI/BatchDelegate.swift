@@ -31,6 +31,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private(set) var failures: [String] = []
     private(set) var httpErrors = 0
     private(set) var outputFailure: String?
+    /// Each URL's retries (BatchRetries.swift); delegate queue only.
+    var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
     init(requests: [Request], concurrency: Int, outputDirectory: String?) {
         self.requests = requests
@@ -46,21 +48,50 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     }
 
     private func startNext() {
-        guard next < requests.count, let session else { return }
+        guard next < requests.count else { return }
         let position = next
         next += 1
         running += 1
-        let task: SessionTask = outputDirectory == nil
-            ? session.dataTask(with: requests[position]) : session.downloadTask(with: requests[position])
+        start(position, resumeData: nil)
+    }
+
+    /// A URL's first attempt, or a retry (a download resumes from what the last attempt kept, when it could).
+    private func start(_ position: Int, resumeData: Data?) {
+        guard let session else { return }
+        var task: SessionTask?
+        if let resumeData { task = try? session.downloadTask(withResumeData: resumeData) }
+        if task == nil {
+            task = outputDirectory == nil
+                ? session.dataTask(with: requests[position]) : session.downloadTask(with: requests[position])
+        }
+        guard let task else { return }
         indexOf[task.taskIdentifier] = position
         task.resume()
+    }
+
+    /// Ctrl-C or SIGTERM: URLs waiting to be retried end now, as failures.
+    func stop() {
+        session?.delegateQueue.async { [self] in
+            for position in retries.stop() { finishPosition(position, failure: "interrupted") }
+        }
+    }
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+                    completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        if let position = indexOf[dataTask.taskIdentifier] { retries.responseArrived(response, task: dataTask.taskIdentifier, at: position) }
+        completionHandler(.allow)
     }
 
     // MARK: Data to standard output, in order
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        guard let position = indexOf[dataTask.taskIdentifier] else { return }
-        if position == head { write(data) } else { waiting[position, default: []].append(data) }
+        guard let position = indexOf[dataTask.taskIdentifier], !retries.withholds(dataTask.taskIdentifier) else { return }
+        if position == head {
+            retries.wrote(position)
+            write(data)
+        } else {
+            waiting[position, default: []].append(data)
+        }
     }
 
     private func write(_ data: Data) {
@@ -72,7 +103,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private func advanceHead() {
         while done.contains(head) {
             head += 1
-            for chunk in waiting.removeValue(forKey: head) ?? [] { write(chunk) }
+            for chunk in waiting.removeValue(forKey: head) ?? [] {
+                retries.wrote(head)
+                write(chunk)
+            }
         }
     }
 
@@ -92,17 +126,33 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
         let url = requests[position].url
-        if let error {
-            failures.append(Sanitized.text(ErrorText.describe(error, url: url)))
-        } else if let status = task.response?.statusCode, status >= 400 {
-            httpErrors += 1
-            failures.append("the server answered \(status) for \(Sanitized.text(url.absoluteString))")
+        switch retries.attemptEnded(task, at: position, error: error, url: url, keepsFiles: outputDirectory != nil) {
+        case .retry(let delay, let resumeData):
+            waiting[position] = nil  // the next attempt sends its body from the start
+            session.delegateQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, 1e6) * 1e9))) { [self] in
+                guard retries.retryIsDue(position) else { return }  // stopped meanwhile
+                start(position, resumeData: resumeData)
+            }
+            return
+        case .finished(let giveUp):
+            let why = giveUp.map { " (\($0))" } ?? ""
+            if let error {
+                failures.append(Sanitized.text(ErrorText.describe(error, url: url)) + why)
+            } else if let status = task.response?.statusCode, status >= 400 {
+                httpErrors += 1
+                failures.append("the server answered \(status) for \(Sanitized.text(url.absoluteString))" + why)
+            }
         }
+        finishPosition(position, failure: nil)
+    }
+
+    private func finishPosition(_ position: Int, failure: String?) {
+        if let failure { failures.append(Sanitized.text(requests[position].url.absoluteString) + ": " + failure) }
         done.insert(position)
         if outputDirectory == nil { advanceHead() }
         running -= 1
-        startNext()
-        if running == 0 && next == requests.count { finished.signal() }
+        if !retries.isStopped { startNext() }  // once stopped, a new task could outlive the session's delegate
+        if running == 0 && (next == requests.count || retries.isStopped) { finished.signal() }
     }
 }
 

@@ -58,6 +58,7 @@ struct GetCommand: ParsableCommand {
     var timeout: Double = 60
 
     @OptionGroup var flowExport: FlowExportOptions
+    @OptionGroup(title: "Retries and rate") var retryOptions: RetryOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup var shortData: ShortDataOption
 
@@ -89,48 +90,84 @@ struct GetCommand: ParsableCommand {
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
+        configuration.maximumBytesPerSecond = try retryOptions.rateLimit()
+        let traceStart = trace ? uptimeNanoseconds() : nil
         let monitor = FlowRecorder.monitor(then: trace ? TraceEncoder.monitor() : nil)
+        let retries = RetryLoop(policy: try retryOptions.policy(savesFiles: false), method: prepared.method, traceStart: traceStart)
+        let downloadRetries = RetryLoop(policy: try retryOptions.policy(savesFiles: true), method: prepared.method,
+                                        traceStart: traceStart)
         if targets.count > 1 || outputDir != nil {
             if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
-            return try batch(targets, prepared, configuration: configuration, monitor: monitor)
+            let batchRetries = outputDir == nil ? retries : downloadRetries
+            return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries)
         }
         let target = targets[0]
         guard let output else {
             return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
-                             monitor: monitor)
+                             monitor: monitor, retries: retries)
         }
         switch try OutputTarget.classify(output, force: force) {
         case .descriptor(let fd):
             let name = fd == 1 ? "standard output" : Sanitized.text(output)
-            try fetch(prepared.request(for: target), into: fd, named: name, configuration: configuration, monitor: monitor)
+            try fetch(prepared.request(for: target), into: fd, named: name, configuration: configuration, monitor: monitor,
+                      retries: retries)
         case .stream(let path, let isSocket):
             let fd = try OutputTarget.openStream(path, isSocket: isSocket, shownAs: output)
             defer { close(fd) }
             try fetch(prepared.request(for: target), into: fd, named: Sanitized.text(output), configuration: configuration,
-                      monitor: monitor)
+                      monitor: monitor, retries: retries)
         case .file(let file):
-            try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
-                         configuration: configuration, monitor: monitor)
+            try downloadRetries.run { retriesMade in
+                try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
+                             configuration: configuration, monitor: monitor, retriesMade: retriesMade)
+            }
         }
     }
 
     /// The body through a data task into an open descriptor: standard output, a device, a FIFO or a socket.
+    /// A retry here starts the body again, so it is made only while nothing of it was written: an error status the
+    /// policy retries is not written at all while retries remain, and a transfer that failed after its first byte
+    /// went out is not retried (those bytes cannot be taken back from a pipe).
     private func fetch(_ request: Request, into fd: Int32, named destination: String, configuration: SessionConfiguration,
-                       monitor: TaskEventMonitor?) throws {
-        let delegate = GetDelegate(disposition: disposition.value, sink: FileDescriptorSink(fd: fd),
-                                   progress: trace ? nil : ProgressLine.ifTerminal(), destination: destination)
-        let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        try delegate.run(FlowRecorder.observe(session.dataTask(with: request)), in: session, target: request.url) { task in
-            task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
+                       monitor: TaskEventMonitor?, retries: RetryLoop) throws {
+        let sink = FileDescriptorSink(fd: fd)
+        try retries.run { retriesMade in
+            let delegate = GetDelegate(disposition: disposition.value, sink: sink,
+                                       progress: trace ? nil : ProgressLine.ifTerminal(), destination: destination)
+            let policy = retries.policy
+            let retriesLeft = retriesMade < policy.maximumRetries
+                && (policy.retriesNonIdempotentMethods || RetryPolicy.idempotentMethods.contains(request.method.uppercased()))
+            if retriesLeft {
+                delegate.withholdsBody = { response in
+                    response.statusCode.map { policy.isRetried(.status($0, retryAfter: nil)) } ?? false
+                }
+            }
+            let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
+            let task = FlowRecorder.observe(session.dataTask(with: request))
+            do {
+                try delegate.run(task, in: session, target: request.url) { task in
+                    task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
+                }
+            } catch let failure as CLIFailure {
+                // A status's body is written only once no retry is left to make; the policy then says why.
+                let nothingWritten = delegate.withheldBody || task.countOfBytesReceived == 0 || delegate.error == nil
+                let cause = delegate.outputFailure == nil && nothingWritten
+                    ? RetryPolicy.Failure.of(error: delegate.error, response: delegate.response) : nil
+                throw AttemptFailure(failure: failure, cause: cause)
+            }
         }
     }
 
     /// The body to a file through a download task (or a data task that becomes one), resumable.
+    /// One attempt; a retry (`retriesMade` > 0) resumes from the partial file the last one kept.
     private func download(_ request: Request, isPlainGet: Bool, to file: OutputFile, configuration: SessionConfiguration,
-                          monitor: TaskEventMonitor?) throws {
+                          monitor: TaskEventMonitor?, retriesMade: Int = 0) throws {
         let target = request.url
         if file.exists && !force {
             throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
+        }
+        if retriesMade > 0 && !isPlainGet {
+            file.removeResume()  // a resumed request would lose its -H, -X, -d, -u or -b (below): this retry starts over
         }
         let resumeData = try file.loadResume(for: target)
         if resumeData != nil && !isPlainGet {
@@ -165,9 +202,14 @@ struct GetCommand: ParsableCommand {
             throw CLIFailure(code: 128 + signal, message: "interrupted" + resumeHint)
         }
         if let error = delegate.error {
-            throw CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + resumeHint)
+            throw AttemptFailure(failure: CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + resumeHint),
+                                 cause: .of(error: error, response: task.response))
         }
-        try CLIFailure.checkStatus(delegate.response, target)
+        do {
+            try CLIFailure.checkStatus(delegate.response, target)
+        } catch {
+            throw AttemptFailure(failure: error, cause: .of(error: nil, response: delegate.response))
+        }
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
         }
@@ -175,7 +217,7 @@ struct GetCommand: ParsableCommand {
 
     /// Several URLs, at most `jobs` at once.
     private func batch(_ targets: [URL], _ prepared: PreparedRequest, configuration: SessionConfiguration,
-                       monitor: TaskEventMonitor?) throws {
+                       monitor: TaskEventMonitor?, retries: RetryLoop) throws {
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(jobs, configuration.httpMaximumConnectionsPerHost)
         var directory: String?
@@ -185,8 +227,12 @@ struct GetCommand: ParsableCommand {
             directory = resolved
         }
         let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: jobs, outputDirectory: directory)
+        delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        let interrupted = SignalTrap.run(stoppingWith: { session.invalidateAndCancel() }) { delegate.run(on: session) }
+        let interrupted = SignalTrap.run(stoppingWith: {
+            delegate.stop()
+            session.invalidateAndCancel()
+        }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()
         if let signal = interrupted { throw CLIFailure(code: 128 + signal, message: "interrupted") }
         if let failure = delegate.outputFailure {

@@ -24,6 +24,9 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
     private(set) var error: TransferError?
     private(set) var response: Response?
     private(set) var outputFailure: String?
+    /// Set before the task starts: true for a response whose body is not written (an error a retry will follow).
+    var withholdsBody: (@Sendable (Response) -> Bool)?
+    private(set) var withheldBody = false
 
     init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?, ofSending: Bool = false,
          destination: String = "standard output") {
@@ -42,10 +45,12 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         self.response = response
+        withheldBody = withholdsBody?(response) ?? false
         completionHandler(disposition)
     }
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        if withheldBody { return }
         if !sink.write(data) {
             outputFailure = sink.failure
             dataTask.cancel()

@@ -21,6 +21,8 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// Where the file starts in the body when resuming (loop thread until the response, then read-only).
     private var startOffset: Int64 = 0
     private var resumedAt: Int64?
+    /// The server answered the resumed request with an error status: the partial file stays as it was, for a retry.
+    private var refusedResume = false
     private let written = Atomic<Int64>(0)
     private let expectedTotal = Atomic<Int64>(Response.unknownLength)
     private let awaitingTakeOver: Atomic<Bool>
@@ -158,6 +160,15 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         guard startOffset > 0 else {
             if !awaitingTakeOver.load(ordering: .relaxed) { expectedTotal.store(length, ordering: .relaxed) }
             return nil
+        }
+        if let status = response.statusCode, status >= 400, status != 416 {
+            // An error page is not the rest of the body, and a busy server (503, 429) is no reason to lose what is
+            // on disk: the task fails with the response kept and the partial file resumable as before. (416 says
+            // the partial file itself is wrong: that one still starts over.)
+            refusedResume = true
+            inheritResponse(response)
+            return TransferError(.badServerResponse, "the server answered \(status) to the request to resume at byte \(startOffset)",
+                                 failingURL: response.url)
         }
         if response.statusCode == 206 {
             guard let range = response.headers["Content-Range"].flatMap(ContentRange.parse), range.first == startOffset else {
@@ -300,6 +311,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// A partial file is worth keeping when the caller asked for resume data or the failure is one a later
     /// attempt can get past, and the server sent the body itself (not an error page).
     private func keepsPartial(_ error: TransferError, asked: Bool) -> Bool {
+        if refusedResume, let file, file.size > 0 { return true }
         guard let file, file.size > 0, originalRequest.method.uppercased() == "GET",
               let status = response?.statusCode, status == 200 || status == 206 else { return false }
         if asked { return true }
@@ -311,8 +323,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     private func makeResumeData(_ file: DownloadFile) -> Data {
         let expected = expectedTotal.load(ordering: .relaxed)
+        let validators = refusedResume ? (resumeFrom?.etag, resumeFrom?.lastModified)  // the error page's are not the file's
+            : (response?.headers["ETag"], response?.headers["Last-Modified"])
         return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: file.size,
-                          etag: response?.headers["ETag"], lastModified: response?.headers["Last-Modified"],
+                          etag: validators.0, lastModified: validators.1,
                           expectedLength: expected >= 0 ? expected : nil).encoded()
     }
 

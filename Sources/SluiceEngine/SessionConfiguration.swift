@@ -53,6 +53,9 @@ public struct SessionConfiguration: Sendable {
     public var credentialStorage: CredentialStorage? = .shared
     /// Credentials from `~/.netrc` for the hosts it names, sent without a challenge (curl's `--netrc`).
     public var usesNetrc = false
+    /// The whole session's receive rate in bytes per second, shared fairly by its running transfers; nil: no limit.
+    /// `Session.setMaximumBytesPerSecond` changes it while they run.
+    public var maximumBytesPerSecond: Int64?
 
     public init() {}
 

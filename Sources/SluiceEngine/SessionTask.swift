@@ -23,6 +23,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     private let expected = Atomic<Int64>(Response.unknownLength)
     private let sent = Atomic<Int64>(0)
     private let expectedToSend: Atomic<Int64>
+    /// The task's own receive limit in bytes per second, 0 for none (see `maximumBytesPerSecond`).
+    let receiveLimit = Atomic<Int64>(0)
 
     // Flow control between the loop thread and the delegate queue.
     let inFlightBytes = Atomic<Int>(0)

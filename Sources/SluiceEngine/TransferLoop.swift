@@ -36,6 +36,10 @@ final class TransferLoop: @unchecked Sendable {
         case uploadReady(Int)
         /// Something outside the loop (a download's file) failed; the transfer ends with this error.
         case fail(Int, TransferError)
+        /// A task's own receive limit changed (it is read from the task), or (nil) the session's did.
+        case rateLimitChanged(Int?, sessionLimit: Int64?)
+        /// Answers with the task's transfer's share of the limits and what libcurl was given (nil: none).
+        case appliedRateLimit(Int, @Sendable (RateGovernor.Limit?) -> Void)
         case shutdown
     }
 
@@ -53,6 +57,7 @@ final class TransferLoop: @unchecked Sendable {
     private let inbox = Locked(Inbox())
     private let pool: BufferPool
     private let handles = EasyHandles()  // loop thread only
+    private let rates: RateGovernor  // loop thread only
 
     private struct Inbox {
         var commands: [Command] = []
@@ -89,6 +94,8 @@ final class TransferLoop: @unchecked Sendable {
         self.delegateQueue = delegateQueue
         pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
         waitList = ConnectionWaitList(limit: configuration.httpMaximumConnectionsPerHost)
+        rates = RateGovernor(sessionLimit: configuration.maximumBytesPerSecond,
+                             receiveBufferSize: configuration.receiveBufferSize)
         multi = startsThread ? curl_multi_init() : nil
         guard let multi else { return }
         _ = sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.httpMaximumConnectionsPerHost)
@@ -173,6 +180,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             for command in pending { apply(command) }
             pending.removeAll(keepingCapacity: true)
+            rates.share(transfers.values, now: uptimeNow())
             _ = curl_multi_perform(multi, &running)
             for t in transfers.values { t.flushPending() }
             collectFinished(multi)
@@ -260,6 +268,11 @@ final class TransferLoop: @unchecked Sendable {
             transfers[id]?.uploadReady()
         case .fail(let id, let error):
             if let t = transfers[id] { finish(t, error) }
+        case .rateLimitChanged(let id, let sessionLimit):
+            if id == nil { rates.setSessionLimit(sessionLimit) } else { rates.transfersChanged() }
+        case .appliedRateLimit(let id, let answer):
+            rates.share(transfers.values, now: uptimeNow())  // a change sent just before is answered with its effect
+            answer(transfers[id].flatMap { rates.limit(of: $0) })
         case .shutdown:
             shuttingDown = true
         }
@@ -302,6 +315,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         transfers[task.taskIdentifier] = transfer
+        rates.transfersChanged()
         if let easy = transfer.easy, let multi {
             let code = curl_multi_add_handle(multi, easy)
             if code != CURLM_OK {
@@ -409,6 +423,7 @@ final class TransferLoop: @unchecked Sendable {
     /// kept on the task, its easy handle back for reuse.
     private func retire(_ t: Transfer) {
         if let easy = t.easy, let multi { curl_multi_remove_handle(multi, easy) }
+        rates.forget(t)
         if let metrics = t.metrics() { t.task.transactions.append(metrics) }
         t.close()
     }

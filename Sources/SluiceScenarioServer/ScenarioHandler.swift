@@ -24,6 +24,8 @@ import NIOHTTP1
 /// - `/redirect/N` a chain of N redirects ending at `/bytes/16`, each with a short body [status=S: 301, 302
 ///   (default), 303, 307 or 308; to=URL: where the last one points, percent-decoded; delay=MS: the body comes
 ///   MS after the headers]
+/// - `/flaky/N?key=K&fail=F` fails its first F requests (status=S, retry-after=V, retry-after-date=S, or drop=M
+///   bytes into the body), then answers as `/bytes/N` (FlakyScenarios.swift)
 /// - `/status/CODE`, `/empty`, `/echo` (request body back), `/headers` (request headers back),
 ///   `/escape` (header values and body with terminal escape sequences),
 /// - `/encoded/gzip`, `/encoded/deflate`, `/encoded/br`: `EncodedBodies.text` with that Content-Encoding
@@ -45,7 +47,7 @@ final class ScenarioHandler: ChannelInboundHandler {
     private var stream: BodyStream?
     /// `/upload?early=N` answered at its head; its end needs no answer.
     private var answeredEarly = false
-    private let log: RequestLog
+    let log: RequestLog
 
     init(log: RequestLog) { self.log = log }
 
@@ -158,6 +160,9 @@ final class ScenarioHandler: ChannelInboundHandler {
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
                 end(context, keepAlive: keepAlive)
             }
+        case "flaky":
+            let total = Int64(parts.count > 1 ? parts[1] : "") ?? 0
+            flaky(context: context, head: head, total: total, query: query, attempt: log.count(head.uri))
         case "status":
             let code = Int(parts.count > 1 ? parts[1] : "") ?? 200
             finish(context, HTTPResponseStatus(statusCode: code), HTTPHeaders(), body: "status \(code)\n", keepAlive: keepAlive)
@@ -216,7 +221,7 @@ final class ScenarioHandler: ChannelInboundHandler {
 
     // MARK: Scenarios
 
-    private func sendBytes(context: ChannelHandlerContext, head: HTTPRequestHead, total: Int64, chunked: Bool,
+    func sendBytes(context: ChannelHandlerContext, head: HTTPRequestHead, total: Int64, chunked: Bool,
                            rangesHonoured: Bool, dropAfter: Int64?, stallAfter: Int64?) {
         let etag = "\"sluice-\(total)\""
         var headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("ETag", etag),
@@ -295,7 +300,7 @@ final class ScenarioHandler: ChannelInboundHandler {
 
     // MARK: Writing
 
-    private func startStream(context: ChannelHandlerContext, offset: Int64, count: Int64, ending: Ending, keepAlive: Bool) {
+    func startStream(context: ChannelHandlerContext, offset: Int64, count: Int64, ending: Ending, keepAlive: Bool) {
         stream = BodyStream(offset: offset, remaining: count, ending: ending, keepAlive: keepAlive)
         pump(context: context)
     }
@@ -333,11 +338,11 @@ final class ScenarioHandler: ChannelInboundHandler {
         }
     }
 
-    private func writeHead(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders) {
+    func writeHead(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders) {
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
     }
 
-    private func finish(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders,
+    func finish(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders,
                         body: String, keepAlive: Bool) {
         var headers = headers
         if !headers.contains(name: "Content-Length") { headers.add(name: "Content-Length", value: String(body.utf8.count)) }

@@ -72,6 +72,15 @@ public final class ScenarioServer: Sendable {
     /// The paths and queries containing `text`, in the order their requests arrived (of the latest few thousand).
     public func requestOrder(containing text: String) -> [String] { log.arrived(containing: text) }
 
+    /// How many of the requests for this `/flaky` path and query asked for a Range (resumed).
+    public func rangedRequestCount(_ pathAndQuery: String) -> Int { log.count(ScenarioHandler.rangedKey(pathAndQuery)) }
+
+    /// The seconds between consecutive requests for exactly this path and query: how long each retry waited.
+    public func requestGaps(_ pathAndQuery: String) -> [Double] {
+        let times = log.arrivals(pathAndQuery)
+        return zip(times.dropFirst(), times).map { $0 - $1 }
+    }
+
     public var garbageURL: URL { URL(string: "http://127.0.0.1:\(garbagePort)/")! }
 
     /// A URL on a port where nothing listens: bound by the kernel, then closed again.

@@ -1,0 +1,78 @@
+// Retries for `sluice get` with several URLs: each URL keeps its own count and waits in its own slot, and a body
+// already written to standard output is never sent twice.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+import SluiceEngine
+import SluiceViewModel
+
+/// BatchDelegate's delegate queue only.
+struct BatchRetries {
+    let loop: RetryLoop
+    private var made: [Int: Int] = [:]          // position -> retries made
+    private var firstStart: [Int: UInt64] = [:]  // position -> uptime of its first attempt
+    private var withheld = Set<Int>()            // task identifiers whose body is an error a retry will replace
+    private var written = Set<Int>()             // positions with bytes on standard output
+    private var pending = Set<Int>()             // positions waiting for their retry
+    private(set) var isStopped = false
+
+    init(loop: RetryLoop) { self.loop = loop }
+
+    enum Next {
+        case retry(after: Double, resumeData: Data?)
+        /// No retry: `giveUp` says why when retries were allowed (nil for success or a failure never retried).
+        case finished(giveUp: String?)
+    }
+
+    mutating func responseArrived(_ response: Response, task: Int, at position: Int) {
+        if firstStart[position] == nil { firstStart[position] = DispatchTime.now().uptimeNanoseconds }
+        guard let status = response.statusCode, loop.policy.isRetried(.status(status, retryAfter: nil)),
+              (made[position] ?? 0) < loop.policy.maximumRetries, !isStopped else { return }
+        withheld.insert(task)
+    }
+
+    func withholds(_ task: Int) -> Bool { withheld.contains(task) }
+
+    mutating func wrote(_ position: Int) { written.insert(position) }
+
+    mutating func attemptEnded(_ task: SessionTask, at position: Int, error: TransferError?, url: URL, keepsFiles: Bool) -> Next {
+        let wasWithheld = withheld.remove(task.taskIdentifier) != nil
+        let start = firstStart[position] ?? DispatchTime.now().uptimeNanoseconds
+        firstStart[position] = start
+        guard !isStopped, loop.policy.maximumRetries > 0,
+              let cause = RetryPolicy.Failure.of(error: error, response: task.response) else {
+            return .finished(giveUp: nil)
+        }
+        // Bytes on standard output cannot be taken back: such a URL is not retried.
+        guard keepsFiles || wasWithheld || !written.contains(position) else { return .finished(giveUp: nil) }
+        let retriesMade = made[position] ?? 0
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        switch loop.policy.decide(after: cause, method: loop.method, retriesMade: retriesMade, elapsed: elapsed,
+                                  now: RetryLoop.wallClock()) {
+        case .giveUp(let why, _):
+            return .finished(giveUp: why == .notRetried ? nil : why.description)
+        case .retry(let delay, let number, let of, let reason):
+            made[position] = retriesMade + 1
+            pending.insert(position)
+            StandardStreams.error("sluice: \(Sanitized.text(url.absoluteString)): retrying in \(RetryLoop.seconds(delay)) s "
+                                  + "(\(number)/\(of)): \(Sanitized.text(reason))\n")
+            loop.traceRetry(number: number, of: of, delay: delay, reason: reason, url: url)
+            return .retry(after: delay, resumeData: keepsFiles ? error?.resumeData : nil)
+        }
+    }
+
+    /// True when the retry should start now (false once stopped: the position was finished by `stop`).
+    mutating func retryIsDue(_ position: Int) -> Bool {
+        pending.remove(position) != nil
+    }
+
+    /// Ends every wait; the positions that were waiting.
+    mutating func stop() -> [Int] {
+        isStopped = true
+        defer { pending = [] }
+        return pending.sorted()
+    }
+}

@@ -1,0 +1,158 @@
+// `sluice get`'s --retry, --retry-max-time and --limit-rate (curl's meanings), and the loop that runs attempts.
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceViewModel
+
+struct RetryOptions: ParsableArguments {
+    @Option(name: .customLong("retry"),
+            help: ArgumentHelp("Retry a failed transfer up to N times: a lost connection, a timeout, 408, 429, 500, 502, 503, 504; waits 1 s, then twice as long each time, or what Retry-After says. Default: \(RetryOptions.downloadRetries) for -o and --output-dir, 0 otherwise. Never for POST or PATCH.", valueName: "N"))
+    var retry: Int?
+
+    @Option(name: .customLong("retry-max-time"),
+            help: ArgumentHelp("No retry starts more than this many seconds after the first attempt.", valueName: "seconds"))
+    var retryMaxTime: Double?
+
+    @Option(name: .customLong("limit-rate"),
+            help: ArgumentHelp("At most this many bytes per second, for all transfers together; k, m, g (1024-based) as curl's.", valueName: "speed"))
+    var limitRate: String?
+
+    /// Tries a download makes by default: aria2's --max-tries is 5 tries; wget's -t 20 is too many to wait through
+    /// on a server that is really down. Five retries with doubling waits span about half a minute.
+    static let downloadRetries = 5
+
+    /// The policy for this command; `savesFiles` is true for -o FILE and --output-dir.
+    func policy(savesFiles: Bool) throws -> RetryPolicy {
+        let count = retry ?? (savesFiles ? Self.downloadRetries : 0)
+        guard count >= 0 else { throw CLIFailure(code: 2, message: "--retry needs a number of 0 or more") }
+        var policy = RetryPolicy(maximumRetries: count)
+        if let retryMaxTime {
+            guard retryMaxTime >= 0, retryMaxTime.isFinite else {
+                throw CLIFailure(code: 2, message: "--retry-max-time needs a number of seconds")
+            }
+            policy.maximumTime = retryMaxTime > 0 ? retryMaxTime : nil  // curl: 0 means no limit
+        }
+        return policy
+    }
+
+    /// The receive limit in bytes per second; nil for none (no --limit-rate, or 0).
+    func rateLimit() throws -> Int64? {
+        guard let limitRate else { return nil }
+        guard let bytes = Self.parseRate(limitRate) else {
+            throw CLIFailure(code: 2, message: "--limit-rate: not a speed: \(Sanitized.text(limitRate)) (say 500k, 2M or 1G)")
+        }
+        return bytes > 0 ? bytes : nil
+    }
+
+    /// curl's size syntax: a whole number of bytes, or one with a k, m or g suffix (either case; 1024-based; b is
+    /// bytes). Nil for anything else, or a value past Int64.
+    static func parseRate(_ text: String) -> Int64? {
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = digits.last, !last.isNumber {
+            switch last {
+            case "k", "K": unit = 1 << 10
+            case "m", "M": unit = 1 << 20
+            case "g", "G": unit = 1 << 30
+            case "b", "B": unit = 1
+            default: return nil
+            }
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let number = Int64(digits) else { return nil }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : bytes
+    }
+}
+
+/// What ended an attempt that may be worth another: the message it would exit with, and why it failed.
+struct AttemptFailure: Error {
+    let failure: CLIFailure
+    /// Nil when no retry can help (an interruption, a file that cannot be written).
+    let cause: RetryPolicy.Failure?
+}
+
+/// Runs attempts until one succeeds or the policy gives up; between two, says why on stderr
+/// (`sluice: retrying in 4 s (2/5): <reason>`) and waits, and Ctrl-C or SIGTERM ends the wait.
+struct RetryLoop {
+    let policy: RetryPolicy
+    let method: String
+    /// With --trace: each retry as a JSON line among the events, timed from this uptime.
+    var traceStart: UInt64?
+
+    func run(_ attempt: (_ retriesMade: Int) throws -> Void) throws {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var made = 0
+        while true {
+            do {
+                return try attempt(made)
+            } catch let failed as AttemptFailure {
+                guard let cause = failed.cause else { throw failed.failure }
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                switch policy.decide(after: cause, method: method, retriesMade: made, elapsed: elapsed, now: Self.wallClock()) {
+                case .giveUp(let why, _):
+                    guard made > 0 || policy.maximumRetries > 0, why != .notRetried else { throw failed.failure }
+                    throw CLIFailure(code: failed.failure.code, message: failed.failure.message + " (\(why))")
+                case .retry(let delay, let number, let of, let reason):
+                    StandardStreams.error("sluice: retrying in \(Self.seconds(delay)) s (\(number)/\(of)): \(Sanitized.text(reason))\n")
+                    traceRetry(number: number, of: of, delay: delay, reason: reason, url: nil)
+                    if let signal = Self.wait(delay) { throw CLIFailure(code: 128 + signal, message: "interrupted") }
+                    made += 1
+                }
+            }
+        }
+    }
+
+    /// `{"t":1.502113,"event":"retry","attempt":2,"of":6,"after":4,"reason":"..."}` on stderr with --trace (attempt 2
+    /// of 6 is retry 1 of 5),
+    /// between the events of the attempt that failed and those of the next (whose task numbers start again at 1: each
+    /// attempt is a session of its own).
+    func traceRetry(number: Int, of: Int, delay: Double, reason: String, url: URL?) {
+        guard let traceStart else { return }
+        var fields = [("t", SecondsText.format(nanoseconds: DispatchTime.now().uptimeNanoseconds &- traceStart, decimals: 6)),
+                      ("event", TraceEncoder.quote("retry")), ("attempt", String(number + 1)), ("of", String(of + 1)),
+                      ("after", Self.seconds(delay)), ("reason", TraceEncoder.quote(reason))]
+        if let url { fields.append(("url", TraceEncoder.quote(url.absoluteString))) }
+        StandardStreams.error(TraceEncoder.object(fields) + "\n")
+    }
+
+    /// Sleeps, unless Ctrl-C or SIGTERM comes first: then the signal.
+    static func wait(_ seconds: Double) -> Int32? {
+        let woken = DispatchSemaphore(value: 0)
+        return SignalTrap.run(stoppingWith: { woken.signal() }) {
+            _ = woken.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 1e6) * 1e9)))
+        }
+    }
+
+    static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// "4", "0.5", "1.3": whole seconds as they are, anything else to a tenth.
+    static func seconds(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+extension RetryPolicy.Failure {
+    /// Why an attempt failed, if it did: an HTTP status of 400 or above with its Retry-After (also when the
+    /// transfer failed after it: a resumed download refuses an error page), or else the transfer's error.
+    static func of(error: TransferError?, response: Response?) -> RetryPolicy.Failure? {
+        if error?.code == .cancelled { return nil }
+        if let status = response?.statusCode, status >= 400 {
+            return .status(status, retryAfter: response?.headers["Retry-After"])
+        }
+        return error.map { .transfer($0) }
+    }
+}

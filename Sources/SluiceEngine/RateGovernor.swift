@@ -1,0 +1,148 @@
+// The transfer loop's side of receive limits: measures each running transfer, shares the session's limit between
+// them (RateShare) and hands each easy handle its part as CURLOPT_MAX_RECV_SPEED_LARGE.
+import CCurl
+
+/// Loop thread only. libcurl paces each easy handle itself: it stops reading the socket while the handle's average
+/// since the start of its current window (reset every 3 s) is above the limit, and it reads the limit afresh at each
+/// check, so a new value takes effect on a running transfer (libcurl 7.74 and later start that window with the
+/// transfer; before, a limit set mid-transfer was measured from 1970 and never held: curl issue 6162).
+final class RateGovernor {
+    private(set) var sessionLimit: Int64?
+    /// A transfer started or ended, or a limit changed: share again in this turn.
+    private var dirty = false
+    private var nextShare: UInt64 = 0
+    private var flows: [ObjectIdentifier: FlowState] = [:]
+    private let receiveBufferSize: Int
+
+    private struct FlowState {
+        /// What the easy handle was last given; 0: no limit.
+        var applied: Int64 = 0
+        var allotted: Int64?
+        var sampledBytes: Int64 = 0
+        var sampledAt: UInt64
+        var measured: Double?
+        /// Bytes received minus bytes the allotments allowed since the transfer was first limited: libcurl lets a
+        /// burst through at each of its windows (more at low limits), and this is what corrects for it.
+        var debt: Double = 0
+        var lastBytes: Int64 = 0
+        var lastShare: UInt64
+    }
+
+    /// A debt is repaid over this many seconds; credit (bytes not taken) is kept for at most one second's worth,
+    /// so a transfer that was slow cannot burst far past its limit when it speeds up.
+    static let repayment = 2.0
+
+    /// How often the session's limit is shared again while transfers run.
+    static let interval: UInt64 = 500_000_000
+    /// A rate measured over less time than this is noise (libcurl reads in buffer-sized bursts).
+    static let shortestSample: UInt64 = 900_000_000
+
+    init(sessionLimit: Int64?, receiveBufferSize: Int) {
+        self.sessionLimit = Self.normalized(sessionLimit)
+        self.receiveBufferSize = receiveBufferSize
+    }
+
+    func setSessionLimit(_ limit: Int64?) {
+        sessionLimit = Self.normalized(limit)
+        dirty = true
+    }
+
+    /// A transfer started or ended, or a task's own limit changed.
+    func transfersChanged() { dirty = true }
+
+    /// The transfer is leaving the loop; its easy handle goes back to the spares with no limit (curl_easy_reset).
+    func forget(_ transfer: Transfer) {
+        flows[ObjectIdentifier(transfer)] = nil
+        dirty = true
+    }
+
+    /// Called once per loop turn; costs nothing unless a share is due.
+    func share<C: Collection>(_ transfers: C, now: UInt64) where C.Element == Transfer {
+        guard dirty || (now >= nextShare && !flows.isEmpty) else { return }
+        dirty = false
+        nextShare = now &+ Self.interval
+        var present: [(Transfer, UnsafeMutableRawPointer, Int64?)] = []
+        for t in transfers {
+            guard let easy = t.easy else { continue }  // data: and file: URLs are read by the engine, not received
+            let cap = t.task.maximumBytesPerSecond
+            if sessionLimit == nil, cap == nil, flows[ObjectIdentifier(t)] == nil { continue }  // never limited
+            present.append((t, easy, cap))
+        }
+        var kept: [ObjectIdentifier: FlowState] = [:]
+        var input: [RateShare.Flow] = []
+        for (index, (t, easy, cap)) in present.enumerated() {
+            let isNew = flows[ObjectIdentifier(t)] == nil
+            var state = flows[ObjectIdentifier(t)] ?? FlowState(sampledAt: now, lastShare: now)
+            if isNew { state.applied = -1 }  // not yet given: the buffer is sized below, before its first read
+            var received: curl_off_t = 0
+            if sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK {
+                let bytes = Int64(received)
+                if let allotted = state.allotted {
+                    let allowed = Double(allotted) * Double(now &- state.lastShare) / 1e9
+                    state.debt = max(-Double(allotted), state.debt + Double(bytes - state.lastBytes) - allowed)
+                } else {
+                    state.debt = 0
+                }
+                state.lastBytes = bytes
+                state.lastShare = now
+                if now &- state.sampledAt >= Self.shortestSample {
+                    state.measured = Double(max(0, bytes - state.sampledBytes)) * 1e9 / Double(now &- state.sampledAt)
+                    state.sampledBytes = bytes
+                    state.sampledAt = now
+                }
+            }
+            kept[ObjectIdentifier(t)] = state
+            input.append(RateShare.Flow(id: index, cap: cap, measured: state.measured, allotted: state.allotted))
+        }
+        let allotment = RateShare.allot(total: sessionLimit, flows: input)
+        for (index, (t, easy, _)) in present.enumerated() {
+            let key = ObjectIdentifier(t)
+            guard var state = kept[key] else { continue }
+            let limit = allotment[index] ?? nil
+            state.allotted = limit
+            let value = limit.map { Self.corrected($0, debt: state.debt) } ?? 0
+            if state.applied == -1 {
+                // libcurl 7.88 reads up to 100 buffers in one go while the socket has data, and only then checks
+                // the limit: with 256 KiB buffers a 1 MiB/s transfer came in 3 MB bursts and ended 5-10 % early. A
+                // buffer of 1/256 of the limit bounds a burst to 0.4 s worth. Not smaller: a transfer otherwise
+                // reads about one buffer per loop turn, and with 1/512 one that was given more at a re-share could
+                // not take it (measured: stuck near its first part).
+                if value > 0 {
+                    let size = min(receiveBufferSize, max(1024, Int(value / 256)))
+                    _ = sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size)
+                }
+                state.applied = 0
+            }
+            if value != state.applied, sluice_easy_setopt_off(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(value)) == CURLE_OK {
+                state.applied = value
+            }
+            // A transfer that has no limit and never needs one again is forgotten.
+            kept[key] = sessionLimit == nil && value == 0 ? nil : state
+        }
+        flows = kept
+    }
+
+    struct Limit: Sendable, Equatable {
+        /// The transfer's share: its own limit, or its part of the session's, whichever is lower.
+        let allotted: Int64
+        /// What libcurl holds now: the share corrected for what libcurl let through past it so far.
+        let applied: Int64
+    }
+
+    /// The transfer's receive limit; nil when it has none.
+    func limit(of transfer: Transfer) -> Limit? {
+        guard let state = flows[ObjectIdentifier(transfer)], let allotted = state.allotted, state.applied > 0 else { return nil }
+        return Limit(allotted: allotted, applied: state.applied)
+    }
+
+    /// The limit libcurl is given so that the bytes received meet `allotted` on average.
+    static func corrected(_ allotted: Int64, debt: Double) -> Int64 {
+        let rate = Double(allotted) - debt / repayment
+        return max(1, Int64(min(max(rate, Double(allotted) / 4), Double(allotted) * 2)))
+    }
+
+    private static func normalized(_ limit: Int64?) -> Int64? {
+        guard let limit, limit > 0 else { return nil }
+        return limit
+    }
+}
