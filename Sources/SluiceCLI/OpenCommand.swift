@@ -46,6 +46,7 @@ struct OpenCommand: ParsableCommand {
 
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
+    @OptionGroup(title: "Retries and limits") var retryOptions: RetryOptions
 
     mutating func run() throws {
         let interactive = InterfaceOptions.isTerminal
@@ -58,14 +59,19 @@ struct OpenCommand: ParsableCommand {
         if let perHost, perHost < 1 { throw CLIFailure(code: 2, message: "--per-host needs at least 1") }
         let prepared = try requestOptions.prepare()
         defer { prepared.saveCookieJar() }
-        let configuration = try prepared.configure(.default)
+        var configuration = try prepared.configure(.default)
+        configuration.maximumBytesPerSecond = try retryOptions.rateLimit()
+        // Downloads are retried by default, as by `get -o`; data tasks only when --retry says so.
+        let retries = RetryPolicies(downloads: try retryOptions.policy(savesFiles: true),
+                                    data: retryOptions.retry == nil ? nil : try retryOptions.policy(savesFiles: false))
         // Off a terminal the history is not printed again; unfinished downloads still resume.
         let (store, stored) = Self.openStore(fresh: fresh)
         let records = interactive ? stored : stored.filter { !$0.state.isFinished }
         if texts.isEmpty && records.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
-                              configuration: configuration, request: { prepared.request(for: $0) }, store: store)
+                              configuration: configuration, request: { prepared.request(for: $0) }, store: store,
+                              retries: retries)
         app.restore(records)
         for url in texts {
             if case .failure(let problem) = app.add(url, asks: ask && interactive, kind: download ? .download : .data) {

@@ -54,23 +54,7 @@ struct RetryOptions: ParsableArguments {
 
     /// curl's size syntax: a whole number of bytes, or one with a k, m or g suffix (either case; 1024-based; b is
     /// bytes). Nil for anything else, or a value past Int64.
-    static func parseRate(_ text: String) -> Int64? {
-        var digits = Substring(text)
-        var unit: Int64 = 1
-        if let last = digits.last, !last.isNumber {
-            switch last {
-            case "k", "K": unit = 1 << 10
-            case "m", "M": unit = 1 << 20
-            case "g", "G": unit = 1 << 30
-            case "b", "B": unit = 1
-            default: return nil
-            }
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let number = Int64(digits) else { return nil }
-        let (bytes, overflow) = number.multipliedReportingOverflow(by: unit)
-        return overflow ? nil : bytes
-    }
+    static func parseRate(_ text: String) -> Int64? { ByteCountText.parse(text) }
 }
 
 /// What ended an attempt that may be worth another: the message it would exit with, and why it failed.

@@ -3,7 +3,7 @@
 
 public enum Action: String, CaseIterable, Sendable {
     case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
-    case moveUp, moveDown, concurrency
+    case moveUp, moveDown, concurrency, sessionRate, taskRate
     case up, down, pageUp, pageDown, first, last, close, help, quit
 
     /// The keys, as `Key` values and as the help screen spells them.
@@ -25,6 +25,8 @@ public enum Action: String, CaseIterable, Sendable {
         case .moveUp: [.character("+")]
         case .moveDown: [.character("-")]
         case .concurrency: [.character("J")]
+        case .sessionRate: [.character("L")]
+        case .taskRate: [.character("l")]
         case .up: [.up, .character("k")]
         case .down: [.down, .character("j")]
         case .pageUp: [.pageUp]
@@ -56,6 +58,8 @@ public enum Action: String, CaseIterable, Sendable {
         case .moveUp: "queue up"
         case .moveDown: "queue down"
         case .concurrency: "jobs"
+        case .sessionRate: "limit all"
+        case .taskRate: "limit"
         case .up: "up"
         case .down: "down"
         case .pageUp: "page up"
@@ -86,6 +90,8 @@ public enum Action: String, CaseIterable, Sendable {
         case .moveUp: "move a queued task one place nearer the front of the queue"
         case .moveDown: "move a queued task one place further back in the queue"
         case .concurrency: "change how many transfers run at once (-j)"
+        case .sessionRate: "limit the receive rate of all transfers together (--limit-rate)"
+        case .taskRate: "limit the selected task's receive rate"
         case .up: "select the task above (in the detail pane: scroll)"
         case .down: "select the task below (in the detail pane: scroll)"
         case .pageUp: "move a page up (in the detail pane: scroll)"

@@ -59,6 +59,7 @@ enum DetailPane {
         }
         if let last = row.metrics?.transactions.last { pair([("timing", MetricsText.timing(last))]) }
         if let path = row.savedPath { pair([("saved", path)]) }
+        if let limit = row.rateLimit { pair([("limit", ByteCountText.rate(Double(limit)))]) }
         if let note = row.note { pair([("note", note)]) }
         header("Request headers", &lines)
         for h in row.requestHeaders { field(h, &lines) }

@@ -40,6 +40,14 @@ public enum KeyHandler {
             ui.mode = .prompt(.addURL, "")
         case .concurrency:
             ui.mode = .prompt(.concurrency, "")
+        case .sessionRate:
+            ui.mode = .prompt(.sessionRate, "")
+        case .taskRate:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            ui.mode = .prompt(.taskRate(row.id), "")
         case .moveUp, .moveDown:
             guard let row = model.selected else {
                 ui.message = "no task selected"
@@ -118,6 +126,14 @@ public enum KeyHandler {
                     return []
                 }
                 return [.intent(.setConcurrency(limit))]
+            case .sessionRate, .taskRate:
+                guard let bytes = ByteCountText.parse(entered) else {
+                    ui.message = "a rate: bytes per second, or with k, m or g (500k, 2M); 0 for none"
+                    return []
+                }
+                let limit = bytes > 0 ? bytes : nil
+                if case .taskRate(let id) = kind { return [.intent(.setTaskRate(id, limit))] }
+                return [.intent(.setSessionRate(limit))]
             case .filter: return []
             }
         case .tab where kind == .addURL || kind == .addDownload:

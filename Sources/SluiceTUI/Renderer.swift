@@ -43,6 +43,7 @@ public enum Renderer {
         if counts.queued > 0 { text += " · \(counts.queued) queued" }
         if counts.failed > 0 { text += " · \(counts.failed) failed" }
         if total > 0 { text += " · " + ByteCountText.rate(total) }
+        if let limit = model.sessionRateLimit { text += " (limit " + ByteCountText.rate(Double(limit)) + ")" }
         if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
         if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) }
         var spans = [Span(text, .title)]
@@ -58,6 +59,8 @@ public enum Renderer {
             case .addDownload: "Add download (Tab: as data task): "
             case .filter: "Filter: "
             case .concurrency: "Transfers at once: "
+            case .sessionRate: "Limit all transfers to (2M, 500k; 0 for none): "
+            case .taskRate(let id): "Limit #\(id) to (2M, 500k; 0 for none): "
             }
             return StyledLine([Span(label, .prompt), Span(Sanitized.text(text) + "▏", .prompt)])
         case .confirmQuit:

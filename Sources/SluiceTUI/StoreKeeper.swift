@@ -56,7 +56,7 @@ final class StoreKeeper: Sendable {
                 }
             case .queueOrder(let ids):
                 touched.formUnion(ids)
-            case .tick, .restored:
+            case .tick, .restored, .sessionRateLimit, .taskRateLimit:
                 break
             }
         }

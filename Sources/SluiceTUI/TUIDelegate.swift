@@ -171,6 +171,16 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func task(_ id: Int) -> SessionTask? { state.withLock { $0.rows[id]?.task } }
 
+    /// A row's own receive limit, on its transfer now and on any later attempt; false for no such row.
+    func setRateLimit(_ id: Int, _ limit: Int64?) -> Bool {
+        guard let task = state.withLock({ s -> SessionTask? in
+            s.rows[id]?.rateLimit = limit
+            return s.rows[id]?.task
+        }) else { return false }
+        task.maximumBytesPerSecond = limit
+        return true
+    }
+
     func managed(_ id: Int) -> ManagedTask? { state.withLock { $0.rows[id] } }
 
     /// A completed task's row is gone: nothing refers to it any more.
@@ -374,6 +384,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.waiting[id] = nil
             return (managed, waiting.resumeData)
         }), let make = remake.withLock({ $0 }), let next = make(managed, resumeData) else { return }
+        if let limit = managed.rateLimit { next.maximumBytesPerSecond = limit }
         let starts = state.withLock { s -> Bool in
             s.rows[id]?.task = next
             s.rows[id]?.lastCheckpoint = 0
@@ -431,4 +442,6 @@ struct ManagedTask: Sendable {
     var companions: DownloadCompanions?
     /// When the resume state was last written (delegate queue only).
     var lastCheckpoint: UInt64 = 0
+    /// Its own receive limit, kept for its next attempts.
+    var rateLimit: Int64?
 }

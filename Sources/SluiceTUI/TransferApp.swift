@@ -50,6 +50,7 @@ public final class TransferApp: Sendable {
         let session = Session(configuration: configuration, delegate: delegate,
                               eventMonitor: { post(.engine(delegate.translate($0))) })
         self.session = session
+        if let limit = configuration.maximumBytesPerSecond { inbox.post(.sessionRateLimit(limit)) }
         delegate.remake.withLock { $0 = { [weak session] managed, resumeData in session.map { Self.nextAttempt(of: managed, resumeData: resumeData, in: $0) } } }
     }
 
@@ -194,8 +195,14 @@ public final class TransferApp: Sendable {
         case .setConcurrency(let limit):
             delegate.setConcurrency(limit)
             return "at most \(delegate.concurrency) transfers at once"
-        case .setSessionRate, .setTaskRate:
-            return "rate limits are not wired yet"
+        case .setSessionRate(let limit):
+            session.setMaximumBytesPerSecond(limit)
+            inbox.post(.sessionRateLimit(limit))
+            return limit.map { "all transfers together at most " + ByteCountText.rate(Double($0)) } ?? "no overall limit"
+        case .setTaskRate(let id, let limit):
+            guard delegate.setRateLimit(id, limit) else { return "no such task" }
+            inbox.post(.taskRateLimit(id: id, limit))
+            return limit.map { "#\(id) at most " + ByteCountText.rate(Double($0)) } ?? "#\(id) has no limit of its own"
         }
         return nil
     }

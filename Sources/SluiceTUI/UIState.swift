@@ -9,9 +9,9 @@ public struct UIState: Equatable, Sendable {
         case confirmQuit
     }
 
-    /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, or how
-    /// many transfers run at once.
-    public enum Prompt: Equatable, Sendable { case addURL, addDownload, filter, concurrency }
+    /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, how many
+    /// transfers run at once, or a receive limit for all of them or for one.
+    public enum Prompt: Equatable, Sendable { case addURL, addDownload, filter, concurrency, sessionRate, taskRate(Int) }
     public enum Pane: Equatable, Sendable { case list, detail }
     /// What the detail pane shows of the task's delegate calls: a list, or the sequence diagram.
     public enum DetailView: Equatable, Sendable { case timeline, sequence }

@@ -19,6 +19,8 @@ public struct Model: Equatable, Sendable {
     /// Case-insensitive substring of the URL or the name; empty shows every row.
     public var filter: String = ""
     public private(set) var now: UInt64 = 0
+    /// The whole session's receive limit, for the title line.
+    public private(set) var sessionRateLimit: Int64?
     /// Rows keep at most this many timeline lines (progress calls fold, so this is a lot of history).
     public static let timelineLimit = 300
 
@@ -120,6 +122,10 @@ public struct Model: Equatable, Sendable {
             update(id) { $0.savedPath = path }
         case .note(let id, let text):
             update(id) { $0.note = text }
+        case .sessionRateLimit(let limit):
+            sessionRateLimit = limit
+        case .taskRateLimit(let id, let limit):
+            update(id) { $0.rateLimit = limit }
         case .retrying(let id, let attempt, let of, let at, let reason):
             let now = self.now
             update(id) { row in
@@ -254,5 +260,6 @@ public struct Model: Equatable, Sendable {
 
     public static func == (a: Model, b: Model) -> Bool {
         a.rows == b.rows && a.selectedID == b.selectedID && a.sort == b.sort && a.filter == b.filter && a.now == b.now
+            && a.sessionRateLimit == b.sessionRateLimit
     }
 }

@@ -13,6 +13,10 @@ public enum ModelEvent: Sendable {
     case note(id: Int, String)
     /// The rows waiting their turn, first first (every other row is not queued).
     case queueOrder([Int])
+    /// The whole session's receive limit changed (bytes per second; nil: none).
+    case sessionRateLimit(Int64?)
+    /// A task's own receive limit changed.
+    case taskRateLimit(id: Int, Int64?)
     /// The task failed and will be tried again at `at` (uptime nanoseconds): retry `attempt` of `of`.
     case retrying(id: Int, attempt: Int, of: Int, at: UInt64, reason: String)
     /// The clock moved: rates are sampled here, so a stalled transfer's rate falls to zero.

@@ -158,3 +158,19 @@ import Testing
         #expect(m.row(4) == nil)
     }
 }
+
+@Suite struct LimitKeyTests {
+    func press(_ keys: [Key], ui: inout UIState, model: inout Model) -> [UICommand] {
+        keys.flatMap { KeyHandler.handle($0, ui: &ui, model: &model) }
+    }
+
+    @Test func limitPromptsTakeCurlsRatesAndZeroForNone() {
+        var ui = UIState(), m = sampleModel()
+        m.select(2)
+        #expect(press([.character("L")] + "2M".map { .character($0) } + [.enter], ui: &ui, model: &m) == [.intent(.setSessionRate(2 << 20))])
+        #expect(press([.character("l")] + "500k".map { .character($0) } + [.enter], ui: &ui, model: &m) == [.intent(.setTaskRate(2, 500 << 10))])
+        #expect(press([.character("L"), .character("0"), .enter], ui: &ui, model: &m) == [.intent(.setSessionRate(nil))])
+        let refused = press([.character("l")] + "fast".map { .character($0) } + [.enter], ui: &ui, model: &m)
+        #expect(refused.isEmpty && ui.message?.contains("500k") == true)
+    }
+}
