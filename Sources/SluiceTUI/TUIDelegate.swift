@@ -256,25 +256,37 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         checkpoint(downloadTask, force: false)
     }
 
-    /// At least once a second while bytes arrive, a managed download's resume state goes to disk (after the bytes
-    /// it names): a kill -9 then loses at most the last second. The first comes a second after the first byte,
-    /// not with it: a download that ends sooner (most small files) never pays for two fsyncs it would not use.
+    /// A managed download's resume state goes to disk (after the bytes it names) at most a second after bytes
+    /// arrived: a kill -9 then loses at most the last second. Not with the first byte: a download that ends within
+    /// the second (most small files) never pays for the two fsyncs; and when bytes stop coming (a stalled server),
+    /// a timer writes what came.
     private func checkpoint(_ task: DownloadTask, force: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
-        let companions = state.withLock { s -> DownloadCompanions? in
+        enum Next { case none, now(DownloadCompanions), later(UInt64) }
+        let next = state.withLock { s -> Next in
             let id = s.row(of: task)
-            guard let companions = s.rows[id]?.companions else { return nil }
-            let last = s.rows[id]?.lastCheckpoint ?? 0
-            if last == 0 && !force {
+            guard let managed = s.rows[id], let companions = managed.companions, managed.task === task else { return .none }
+            if force || (managed.lastCheckpoint != 0 && now &- managed.lastCheckpoint >= Self.checkpointInterval) {
                 s.rows[id]?.lastCheckpoint = now
-                return nil
+                s.rows[id]?.checkpointDue = false
+                return .now(companions)
             }
-            guard force || now &- last >= Self.checkpointInterval else { return nil }
-            s.rows[id]?.lastCheckpoint = now
-            return companions
+            if managed.lastCheckpoint == 0 { s.rows[id]?.lastCheckpoint = now }
+            guard !managed.checkpointDue else { return .none }
+            s.rows[id]?.checkpointDue = true
+            let last = s.rows[id]?.lastCheckpoint ?? now
+            return .later(Self.checkpointInterval - min(Self.checkpointInterval, now &- last))
         }
-        guard let companions else { return }
-        task.checkpoint { data in if let data { companions.saveResume(data) } }
+        switch next {
+        case .none: return
+        case .now(let companions): task.checkpoint { data in if let data { companions.saveResume(data) } }
+        case .later(let wait):
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [weak self, weak task] in
+                guard let self, let task, task.state != .completed,
+                      state.withLock({ $0.rows[$0.row(of: task)]?.checkpointDue ?? false }) else { return }
+                checkpoint(task, force: true)  // bytes came since the last checkpoint, and none has been written
+            }
+        }
     }
 
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
@@ -442,6 +454,8 @@ struct ManagedTask: Sendable {
     var companions: DownloadCompanions?
     /// When the resume state was last written (delegate queue only).
     var lastCheckpoint: UInt64 = 0
+    /// A checkpoint is scheduled for bytes that arrived since the last one.
+    var checkpointDue = false
     /// Its own receive limit, kept for its next attempts.
     var rateLimit: Int64?
 }
