@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libcurl for Swift: typed wrappers around the variadic setopt/getinfo calls.
@@ -50,6 +51,11 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The durable store of tasks and their history: SQLite through GRDB, in WAL mode, writes batched.
+        .target(
+            name: "SluiceStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Command-line pieces that are worth testing without a process: trace encoding, options.
         .target(
             name: "SluiceCLI",
@@ -59,6 +65,7 @@ let package = Package(
                 "SluiceViewModel",
                 "SluiceTUI",
                 "SluiceScenarioServer",
+                "SluiceStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -84,7 +91,17 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer"]
+            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer", "SluiceStore"]
+        ),
+        // A process that writes to a store until it is killed, for the crash test (run by SluiceStoreTests).
+        .executableTarget(
+            name: "sluice-store-child",
+            dependencies: ["SluiceStore"],
+            path: "Tests/StoreChild"
+        ),
+        .testTarget(
+            name: "SluiceStoreTests",
+            dependencies: ["SluiceStore", "sluice-store-child"]
         ),
         .testTarget(
             name: "SluiceTUITests",
