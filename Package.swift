@@ -93,6 +93,16 @@ let package = Package(
             name: "SluiceCLITests",
             dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer", "SluiceStore", "SluiceTUI"]
         ),
+        // A process that writes to a store until it is killed, for the crash test (run by SluiceStoreTests).
+        .executableTarget(
+            name: "sluice-store-child",
+            dependencies: ["SluiceStore"],
+            path: "Tests/StoreChild"
+        ),
+        .testTarget(
+            name: "SluiceStoreTests",
+            dependencies: ["SluiceStore", "sluice-store-child"]
+        ),
         .testTarget(
             name: "SluiceTUITests",
             dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"],

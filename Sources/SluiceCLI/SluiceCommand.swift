@@ -14,7 +14,7 @@ public struct SluiceCommand: ParsableCommand {
         commandName: "sluice",
         abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
         discussion: "sluice URL... opens the UI with those URLs as data tasks, sluice -d URL... as downloads, and sluice alone with the history and the unfinished downloads of the last run; press ? in it for the keys.",
-        subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, ServeCommand.self],
+        subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, HistoryCommand.self, ServeCommand.self],
         defaultSubcommand: OpenCommand.self
     )
 

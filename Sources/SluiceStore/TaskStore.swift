@@ -58,8 +58,9 @@ public final class TaskStore: Sendable {
     }
 
     deinit {
-        // Nothing else holds the store now, so nothing can be writing: write what is left here.
-        writeBatch()
+        // Nothing else holds the store now, so nothing can be writing: write what is left here, once (a retry
+        // would need a reference to a store that is going away).
+        writeBatch(retrying: false)
     }
 
     private static func open(_ path: String) throws -> DatabasePool {
@@ -84,6 +85,20 @@ public final class TaskStore: Sendable {
             return db.lastInsertedRowID
         }
         return task
+    }
+
+    /// Writes the tasks at once in one transaction (the cost of adding many URLs at start is one commit, not
+    /// one each) and returns them with their new ids, in order.
+    public func insert(_ tasks: [StoredTask]) throws -> [StoredTask] {
+        try pool.write { db in
+            let insert = try db.cachedStatement(sql: StoreSchema.insertSQL)
+            return try tasks.map { task in
+                var task = task
+                try insert.execute(arguments: task.databaseValues)
+                task.id = db.lastInsertedRowID
+                return task
+            }
+        }
     }
 
     /// Queues the task's new version; the next batch writes the latest one. A row that is gone stays gone.
@@ -141,26 +156,30 @@ public final class TaskStore: Sendable {
     }
 
     /// Writes everything queued in one transaction. Runs on `writer` (or in deinit, when nothing else can).
-    private func writeBatch() {
+    /// A batch that fails stays queued and, when `retrying`, is tried again after the interval.
+    private func writeBatch(retrying: Bool = true) {
         let batch = pending.withLock { $0.take() }
         guard !batch.isEmpty else { return }
         do {
             try pool.write { db in
+                // Compiled once per batch, not once per row: a batch can hold every task of a large queue.
+                let update = try db.cachedStatement(sql: StoreSchema.updateSQL)
+                let remove = try db.cachedStatement(sql: "DELETE FROM task WHERE id = ?")
                 for (id, change) in batch {
                     switch change {
                     case .update(let task):
                         var arguments = task.databaseValues
                         arguments += [id]
-                        try db.execute(sql: StoreSchema.updateSQL, arguments: arguments)
+                        try update.execute(arguments: arguments)
                     case .remove:
-                        try db.execute(sql: "DELETE FROM task WHERE id = ?", arguments: [id])
+                        try remove.execute(arguments: [id])
                     }
                 }
             }
             pending.withLock { $0.failure = nil }
         } catch {
             let mustSchedule = pending.withLock { $0.restore(batch, failure: Self.reason(error)) }
-            if mustSchedule { scheduleWrite() }
+            if mustSchedule && retrying { scheduleWrite() }
         }
     }
 }
