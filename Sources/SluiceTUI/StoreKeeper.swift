@@ -3,6 +3,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SluiceEngine
 import SluiceStore
 import SluiceViewModel
@@ -84,6 +89,17 @@ final class StoreKeeper: Sendable {
             return writes
         }
         for record in writes { store.update(record) }
+    }
+
+    /// A download's checkpoint, kept in the store too (the file beside the download is read first on a restart).
+    func checkpointed(_ id: Int, _ data: Data) {
+        let record = state.withLock { s -> StoredTask? in
+            guard !s.stopped, var record = s.records[id] else { return nil }
+            record.resumeData = data
+            s.records[id] = record
+            return record
+        }
+        if let record { store.update(record) }
     }
 
     /// The row was removed with `x`: from the history too.

@@ -37,10 +37,12 @@ enum StoredRow {
         task.etag = row.responseHeaders.last { $0.name.lowercased() == "etag" }?.value
         task.lastModified = row.responseHeaders.last { $0.name.lowercased() == "last-modified" }?.value
         task.priority = row.queuePosition ?? 0
+        task.attempts = row.hasStarted ? 1 + row.timeline.filter { $0.name == "retry" }.count : 0
         if row.hasStarted, task.startedAt == nil { task.startedAt = wallClock }
         task.state = state(of: row)
         if task.state.isFinished {
             if task.endedAt == nil { task.endedAt = wallClock }
+            if row.savedPath != nil || task.state == .cancelled { task.resumeData = nil }  // nothing left to continue
             task.outcome = outcome(of: row)
             if case .failed(let failure) = row.outcome {
                 task.error = "[\(failure.code.rawValue)] \(failure.message)"

@@ -62,6 +62,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Makes a row's next attempt: a new engine task carrying the same request, continuing from the resume data
     /// when there is some. Set by the app once its session exists.
     let remake = Mutex<(@Sendable (ManagedTask, Data?) -> SessionTask?)?>(nil)
+    /// Told of each checkpoint written, to keep it in the store as well.
+    let onCheckpoint = Mutex<(@Sendable (Int, Data) -> Void)?>(nil)
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
     private let allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)?
 
@@ -279,7 +281,14 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         }
         switch next {
         case .none: return
-        case .now(let companions): task.checkpoint { data in if let data { companions.saveResume(data) } }
+        case .now(let companions):
+            let id = state.withLock { $0.row(of: task) }
+            let told = onCheckpoint.withLock { $0 }
+            task.checkpoint { data in
+                guard let data else { return }
+                companions.saveResume(data)
+                told?(id, data)
+            }
         case .later(let wait):
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [weak self, weak task] in
                 guard let self, let task, task.state != .completed,

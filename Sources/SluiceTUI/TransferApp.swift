@@ -51,6 +51,7 @@ public final class TransferApp: Sendable {
                               eventMonitor: { post(.engine(delegate.translate($0))) })
         self.session = session
         if let limit = configuration.maximumBytesPerSecond { inbox.post(.sessionRateLimit(limit)) }
+        if let keeper { delegate.onCheckpoint.withLock { $0 = { keeper.checkpointed($0, $1) } } }
         delegate.remake.withLock { $0 = { [weak session] managed, resumeData in session.map { Self.nextAttempt(of: managed, resumeData: resumeData, in: $0) } } }
     }
 
