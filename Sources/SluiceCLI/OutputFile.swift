@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import SluiceEngine
+import SluiceTUI
 import SluiceViewModel
 
 struct OutputFile {
@@ -17,10 +18,11 @@ struct OutputFile {
     /// The name as the user gave it, for messages.
     let name: String
     let directory: String
-    var resumePath: String { path + ".sluice-resume" }
-    /// The download's bytes until they are complete: visible, beside the target, named after it; absolute, so that
-    /// resume data finds it from another working directory.
-    var partialPath: String { directory + "/" + (path.split(separator: "/").last.map(String.init) ?? path) + ".sluice-part" }
+    /// FILE.sluice-part and FILE.sluice-resume, absolute, so that resume data finds the partial file from another
+    /// working directory; the names the UI's downloads use too.
+    var companions: DownloadCompanions { DownloadCompanions(target: directory + "/" + (path.split(separator: "/").last.map(String.init) ?? path)) }
+    var resumePath: String { companions.resumePath }
+    var partialPath: String { companions.partialPath }
 
     /// Fails unless the directory exists and the name is usable.
     init(_ path: String, shownAs shown: String? = nil) throws(CLIFailure) {
@@ -70,27 +72,11 @@ struct OutputFile {
         return data
     }
 
-    /// Written to a temporary name, synced, and renamed: a crash or a power cut leaves the old resume file or the
-    /// new one, never half of one.
-    func saveResume(_ data: Data) -> Bool {
-        let temporary = resumePath + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temporary, resumePath) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
-    }
+    /// Written atomically (a crash leaves the old checkpoint or the new one, never half of one).
+    func saveResume(_ data: Data) -> Bool { companions.saveResume(data) }
 
     /// The resume file and a checkpoint a second Ctrl-C cut off before its rename.
-    func removeResume() {
-        unlink(resumePath)
-        unlink(resumePath + ".new")
-    }
+    func removeResume() { companions.removeResume() }
 
     /// Moves the finished download into place; returns why it could not. Without `force` an existing file is
     /// never replaced: `link` fails rather than overwrite, even if the file appeared during the download.

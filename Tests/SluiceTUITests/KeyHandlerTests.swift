@@ -159,11 +159,7 @@ import Testing
     }
 }
 
-@Suite struct LimitKeyTests {
-    func press(_ keys: [Key], ui: inout UIState, model: inout Model) -> [UICommand] {
-        keys.flatMap { KeyHandler.handle($0, ui: &ui, model: &model) }
-    }
-
+extension KeyHandlerTests {
     @Test func limitPromptsTakeCurlsRatesAndZeroForNone() {
         var ui = UIState(), m = sampleModel()
         m.select(2)
