@@ -24,6 +24,9 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     /// The partial file kept with resume data beside the output, if any.
     private(set) var keptPartial: String?
     private(set) var saved = false
+    /// Checks the finished file before it gets its name (`--checksum`); returns what is wrong, or nil.
+    var verify: ((String) -> String?)?
+    private(set) var verifyFailure: String?
     /// When the resume state was last checkpointed (delegate queue only).
     private var lastCheckpoint: UInt64 = 0
     private static let checkpointInterval: UInt64 = 1_000_000_000
@@ -73,6 +76,10 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
         response = downloadTask.response
         if let status = response?.statusCode, status >= 400 { return }  // an error page is not the file asked for
+        if let failure = verify?(location.path) {
+            verifyFailure = failure  // the engine removes the file when this returns: nothing gets the name
+            return
+        }
         moveFailure = output.moveIn(from: location.path, force: force)
         saved = moveFailure == nil
     }
@@ -85,7 +92,7 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
         self.error = error
         if let data = error?.resumeData, output.saveResume(data) {
             keptPartial = ResumeData.decode(data)?.path
-        } else if saved {
+        } else if saved || verifyFailure != nil {
             output.removeResume()
         }
         finished.signal()

@@ -59,6 +59,7 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var flowExport: FlowExportOptions
     @OptionGroup(title: "Retries and rate") var retryOptions: RetryOptions
+    @OptionGroup(title: "Split downloads") var splitOptions: SplitOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup var shortData: ShortDataOption
 
@@ -74,6 +75,9 @@ struct GetCommand: ParsableCommand {
             targets.append(target)
         }
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
+        if (splitOptions.split > 1 || splitOptions.checksum != nil) && output == nil {
+            throw CLIFailure(code: 2, message: "--split and --checksum need -o FILE")
+        }
         let recorder = try flowExport.recorder(urls: targets.count)
         do {
             try FlowRecorder.$current.withValue(recorder) { try transfer(targets) }
@@ -187,6 +191,8 @@ struct GetCommand: ParsableCommand {
         } else {
             task = session.dataTask(with: request)  // the disposition decides at the response
         }
+        splitOptions.apply(to: task)
+        if let checksum = splitOptions.checksum { delegate.verify = checksum.mismatch(at:) }
         FlowRecorder.observe(task)
         let interrupted = SignalTrap.run(stoppingWith: { task.stopKeepingResumeData() }) {
             task.resume()
@@ -209,6 +215,9 @@ struct GetCommand: ParsableCommand {
             try CLIFailure.checkStatus(delegate.response, target)
         } catch {
             throw AttemptFailure(failure: error, cause: .of(error: nil, response: delegate.response))
+        }
+        if let failure = delegate.verifyFailure {
+            throw CLIFailure(code: 1, message: "\(name) not saved: \(failure)")
         }
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")

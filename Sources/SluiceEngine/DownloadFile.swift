@@ -48,17 +48,18 @@ final class DownloadFile: @unchecked Sendable {
     /// Puts the bytes written so far on the disk, so that a checkpoint never claims more than a crash keeps.
     func sync() -> Bool { fdatasync(fd) == 0 }
 
-    /// An existing partial file cut to `offset` bytes; nil when it is missing or shorter than that.
-    static func reopen(_ path: String, at offset: Int64) -> DownloadFile? {
+    /// An existing partial file cut to `offset` bytes; nil when it is missing or shorter than that. A split
+    /// download's file keeps what lies past `offset` (`truncating: false`): its finished segments are there.
+    static func reopen(_ path: String, at offset: Int64, truncating: Bool = true) -> DownloadFile? {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= offset,
-              ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+              !truncating || ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
             Glibc.close(fd)
             return nil
         }
-        return DownloadFile(path: path, fd: fd, size: offset)
+        return DownloadFile(path: path, fd: fd, size: truncating ? offset : Int64(info.st_size))
     }
 
     func append(_ data: Data) throws(TransferError) {
@@ -83,6 +84,24 @@ final class DownloadFile: @unchecked Sendable {
             left -= n
             size += Int64(n)
         }
+    }
+
+    /// Writes all of `bytes` at `offset`, leaving the descriptor's position alone: a split download's segments.
+    func place(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(TransferError) {
+        guard var p = bytes.baseAddress else { return }
+        var left = bytes.count
+        var at = offset
+        while left > 0 {
+            let n = pwrite(fd, p, left, off_t(at))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw TransferError(.cannotWriteToFile, "cannot write \(path): \(Self.reason(errno))")
+            }
+            p += n
+            left -= n
+            at += Int64(n)
+        }
+        size = max(size, at)
     }
 
     /// Empties the file, for a server that sent the whole body again instead of the range asked for.

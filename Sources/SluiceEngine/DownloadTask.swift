@@ -18,6 +18,14 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     private let resumeFrom: ResumeData?
     /// Opened on the loop thread before the first byte, then used on the writer queue only.
     private var file: DownloadFile?
+    private let splitSetting: Atomic<Int>
+    private let minimumSegment = Atomic<Int64>(1 << 20)
+    /// The split chosen at the response (loop thread), handed to the writer queue with the first request's end.
+    private var segmentPlan: SegmentPlan?
+    /// The split download's connections once they run (writer queue only).
+    private var segments: SegmentedDownload?
+    /// A resumed split download's missing ranges, when its partial file was found (loop thread).
+    private var resumedSegments: [(Int64, Int64)]?
     /// Where the file starts in the body when resuming (loop thread until the response, then read-only).
     private var startOffset: Int64 = 0
     private var resumedAt: Int64?
@@ -54,6 +62,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         self.resumeFrom = resumeFrom
         self.partialFile = partialFile ?? resumeFrom?.path
         awaitingTakeOver = Atomic(false)
+        splitSetting = Atomic(max(1, resumeFrom?.connections ?? 1))
         super.init(identifier: identifier, request: request, session: session)
     }
 
@@ -63,6 +72,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         resumeFrom = nil
         partialFile = nil
         awaitingTakeOver = Atomic(true)
+        splitSetting = Atomic(1)
         self.file = file
         super.init(identifier: identifier, request: dataTask.originalRequest, session: dataTask.session,
                    lifecycle: TaskLifecycle(continuing: dataTask.state))
@@ -78,6 +88,36 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var countOfBytesWritten: Int64 { written.load(ordering: .relaxed) }
     /// The file's final size when known, else -1.
     public var countOfBytesExpectedToWrite: Int64 { expectedTotal.load(ordering: .relaxed) }
+
+    /// How many connections may fetch ranges of the file at once (set before `resume()`): when the first response
+    /// says `Accept-Ranges: bytes` with a length, the rest of the body comes as that many ranges (If-Range with
+    /// the first response's validator), each written at its offset. 1, the default, is one connection. A task
+    /// made from a split download's resume data starts with the split it had.
+    public var split: Int {
+        get { splitSetting.load(ordering: .relaxed) }
+        set { splitSetting.store(max(1, newValue), ordering: .relaxed) }
+    }
+
+    /// No range of a split download is smaller than this (set before `resume()`); a smaller file is not split.
+    public var minimumSegmentSize: Int64 {
+        get { minimumSegment.load(ordering: .relaxed) }
+        set { minimumSegment.store(max(1, newValue), ordering: .relaxed) }
+    }
+
+    public override func cancel() {
+        super.cancel()  // while the segments run, the first request has already ended: they are cancelled here
+        writer.async { [self] in segments?.cancel() }
+    }
+
+    public override func suspend() {
+        super.suspend()
+        writer.async { [self] in segments?.suspend() }
+    }
+
+    public override func resume() {
+        super.resume()
+        writer.async { [self] in if state == .running { segments?.resume() } }
+    }
 
     /// Cancels and hands back resume data (nil when nothing can be resumed), on the delegate queue, before
     /// `didCompleteWithError`. The partial file is kept for `downloadTask(withResumeData:)`.
@@ -133,9 +173,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     override func prepareToStart() throws(TransferError) {
         guard file == nil else { return }
-        if let resume = resumeFrom, resume.bytesOnDisk > 0, let partial = DownloadFile.reopen(resume.path, at: resume.bytesOnDisk) {
+        let pending = resumeFrom?.pendingRanges
+        if let resume = resumeFrom, resume.bytesOnDisk > 0 || pending != nil,
+           let partial = DownloadFile.reopen(resume.path, at: resume.bytesOnDisk, truncating: pending == nil) {
             file = partial
             startOffset = resume.bytesOnDisk
+            resumedSegments = pending
             var request = currentRequest
             request.headers.set("Range", "bytes=\(resume.bytesOnDisk)-")
             if let validator = resume.ifRange { request.headers.set("If-Range", validator) }
@@ -152,12 +195,26 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                 throw TransferError(error.code, error.message, failingURL: originalRequest.url)
             }
         }
-        written.store(startOffset, ordering: .relaxed)
+        let done = resumedSegments.flatMap { ranges in resumeFrom?.expectedLength.map { $0 - ranges.reduce(0) { $0 + $1.1 - $1.0 } } }
+        written.store(done ?? startOffset, ordering: .relaxed)
     }
 
     override func admit(_ response: Response) -> TransferError? {
+        if let problem = admitWhole(response) { return problem }
+        // A split: this request ends here (its body unread) and the segments fetch the rest once it has.
+        segmentPlan = SegmentedDownload.plan(
+            for: response, method: originalRequest.method, connections: split, minimumPiece: minimumSegmentSize,
+            pending: resumedSegments, total: resumeFrom?.expectedLength)
+        if let plan = segmentPlan {
+            if resumedSegments != nil, response.statusCode == 206 { resumedAt = plan.bytesDone }
+            session.loop.send(.fail(taskIdentifier, TransferError(.cancelled, SegmentedDownload.handOffMessage)))
+        }
+        return nil
+    }
+
+    private func admitWhole(_ response: Response) -> TransferError? {
         let length = response.expectedContentLength
-        guard startOffset > 0 else {
+        guard startOffset > 0 || resumedSegments != nil else {
             if !awaitingTakeOver.load(ordering: .relaxed) { expectedTotal.store(length, ordering: .relaxed) }
             return nil
         }
@@ -203,6 +260,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     }
 
     override func route(_ data: Data) {
+        guard segmentPlan == nil else { return releaseCredit(data.count) }  // the segments fetch these bytes again
         writer.async { [self] in
             // A converted download's writer starts only when takeOver() activates it, after the delegate's
             // prependReceivedData. This acquire pairs with takeOver's store: the order activate() already gives,
@@ -229,41 +287,76 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     override func completeDelivery(_ error: TransferError?) {
         writer.async { [self] in
-            let handler = resumeDataRequest.withLock { r -> (@Sendable (Data?) -> Void)? in
-                r.closed = true
-                defer { r.handler = nil }
-                return r.handler
-            }
-            guard let file else {
-                session.delegateQueue.async { [self] in
-                    makeLastCalls {
-                        handler?(nil)
-                        self.reportCompletion(error)
-                    }
-                }
+            if let plan = segmentPlan, error?.message == SegmentedDownload.handOffMessage, let file, let response {
+                guard state != .canceling else { return settle(.cancelled(originalRequest.url)) }
+                segments = SegmentedDownload(download: self, file: file, plan: plan, response: response, writer: writer)
+                segments?.start()
                 return
             }
-            file.close()
-            guard var error = error ?? writeFailure else {
-                reportProgress(final: true)
-                session.delegateQueue.async { [self] in
-                    makeLastCalls {
-                        handler?(nil)  // it finished before the cancel took effect: nothing to resume
-                        self.finishDownload(at: file.path)
-                        self.reportCompletion(nil)
-                    }
-                }
-                return
-            }
-            let resume = keepsPartial(error, asked: handler != nil) ? makeResumeData(file) : nil
-            if resume == nil { file.remove() }
-            error.resumeData = resume
-            let final = error
+            settle(error)
+        }
+    }
+
+    // MARK: From the segments (writer queue)
+
+    func segmentWrote(_ count: Int64) {
+        written.add(count, ordering: .relaxed)
+        reportProgress(final: false)
+    }
+
+    /// A segment's request got the whole body instead of its range: the file starts again from 0.
+    func segmentsRestarted(total: Int64) {
+        written.store(0, ordering: .relaxed)
+        reported = 0
+        expectedTotal.store(total, ordering: .relaxed)
+        session.delegateQueue.async { [self] in
+            emit(.didResumeAtOffset(offset: 0, expected: total))
+            downloadTarget?.urlSession(session, downloadTask: self, didResumeAtOffset: 0, expectedTotalBytes: total)
+        }
+    }
+
+    func segmentsEnded(_ error: TransferError?) {
+        settle(error)
+    }
+
+    /// The end: the file handed over, or kept with resume data, or removed; then the last delegate calls.
+    private func settle(_ error: TransferError?) {
+        let handler = resumeDataRequest.withLock { r -> (@Sendable (Data?) -> Void)? in
+            r.closed = true
+            defer { r.handler = nil }
+            return r.handler
+        }
+        guard let file else {
             session.delegateQueue.async { [self] in
                 makeLastCalls {
-                    handler?(resume)
-                    self.reportCompletion(final)
+                    handler?(nil)
+                    self.reportCompletion(error)
                 }
+            }
+            return
+        }
+        file.close()
+        guard var error = error ?? writeFailure else {
+            segments = nil
+            reportProgress(final: true)
+            session.delegateQueue.async { [self] in
+                makeLastCalls {
+                    handler?(nil)  // it finished before the cancel took effect: nothing to resume
+                    self.finishDownload(at: file.path)
+                    self.reportCompletion(nil)
+                }
+            }
+            return
+        }
+        let resume = keepsPartial(error, asked: handler != nil) ? makeResumeData(file) : nil
+        segments = nil
+        if resume == nil { file.remove() }
+        error.resumeData = resume
+        let final = error
+        session.delegateQueue.async { [self] in
+            makeLastCalls {
+                handler?(resume)
+                self.reportCompletion(final)
             }
         }
     }
@@ -325,6 +418,15 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         let expected = expectedTotal.load(ordering: .relaxed)
         let validators = refusedResume ? (resumeFrom?.etag, resumeFrom?.lastModified)  // the error page's are not the file's
             : (response?.headers["ETag"], response?.headers["Last-Modified"])
+        if let segments {  // the ranges still missing; what lies before the first of them is all on disk
+            let plan = segments.plan
+            let source = segments.replacement ?? response
+            let (etag, lastModified) = refusedResume ? validators : (source?.headers["ETag"], source?.headers["Last-Modified"])
+            return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: plan.contiguousPrefix,
+                              etag: etag, lastModified: lastModified,
+                              expectedLength: plan.total, pending: plan.pendingRanges.map { [$0.0, $0.1] },
+                              connections: split).encoded()
+        }
         return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: file.size,
                           etag: validators.0, lastModified: validators.1,
                           expectedLength: expected >= 0 ? expected : nil).encoded()

@@ -16,14 +16,32 @@ public struct ResumeData: Codable, Sendable, Equatable {
     public var lastModified: String?
     /// The whole body's length when the server announced it.
     public var expectedLength: Int64?
+    /// A split download's ranges still to fetch, `[start, end)` each; the rest of the file past `bytesOnDisk`
+    /// is on disk. Absent for one connection; a reader that ignores it still resumes correctly from `bytesOnDisk`.
+    public var pending: [[Int64]]?
+    /// How many connections the split download used.
+    public var connections: Int?
 
-    public init(url: String, path: String, bytesOnDisk: Int64, etag: String?, lastModified: String?, expectedLength: Int64?) {
+    public init(url: String, path: String, bytesOnDisk: Int64, etag: String?, lastModified: String?, expectedLength: Int64?,
+                pending: [[Int64]]? = nil, connections: Int? = nil) {
         self.url = url
         self.path = path
         self.bytesOnDisk = bytesOnDisk
         self.etag = etag
         self.lastModified = lastModified
         self.expectedLength = expectedLength
+        self.pending = pending
+        self.connections = connections
+    }
+
+    /// The pending ranges when they make sense for the expected length; nil otherwise (then resume from
+    /// `bytesOnDisk` as one connection would).
+    var pendingRanges: [(Int64, Int64)]? {
+        guard let pending, let total = expectedLength, !pending.isEmpty else { return nil }
+        let ranges = pending.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+        guard ranges.count == pending.count, ranges.allSatisfy({ $0.0 >= 0 && $0.0 < $0.1 && $0.1 <= total }),
+              ranges.first?.0 == bytesOnDisk else { return nil }
+        return ranges
     }
 
     public func encoded() -> Data {

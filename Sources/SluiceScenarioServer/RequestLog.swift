@@ -13,15 +13,20 @@ final class RequestLog: Sendable {
     private static let keptArrivals = 4096
     private let times = NIOLockedValueBox<[String: [Double]]>([:])
 
-    func record(_ path: String) {
+    /// Returns how many times `path` has now been seen, this time included.
+    @discardableResult
+    func record(_ path: String) -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let seconds = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-        counts.withLockedValue { $0[path, default: 0] += 1 }
         times.withLockedValue { $0[path, default: []].append(seconds) }
         arrivals.withLockedValue { list in
             if list.count == 2 * Self.keptArrivals { list.removeFirst(Self.keptArrivals) }
             list.append(path)
+        }
+        return counts.withLockedValue {
+            $0[path, default: 0] += 1
+            return $0[path, default: 0]
         }
     }
 
@@ -32,4 +37,17 @@ final class RequestLog: Sendable {
 
     /// When each request for this path and query arrived, in seconds of the monotonic clock, oldest first.
     func arrivals(_ path: String) -> [Double] { times.withLockedValue { $0[path] ?? [] } }
+
+    /// A stream of `key` starts: counts it as running, and keeps the most that ever ran at once ("max KEY").
+    func enter(_ key: String) {
+        counts.withLockedValue { c in
+            let running = c["running " + key, default: 0] + 1
+            c["running " + key] = running
+            c["max " + key] = max(c["max " + key, default: 0], running)
+        }
+    }
+
+    func leave(_ key: String) { counts.withLockedValue { $0["running " + key, default: 0] -= 1 } }
+
+    func keys(startingWith prefix: String) -> [String] { counts.withLockedValue { $0.keys.filter { $0.hasPrefix(prefix) } } }
 }

@@ -15,6 +15,7 @@ import NIOHTTP1
 ///   ranges=0: Range ignored; drop=M: a request without Range loses its connection after M bytes;
 ///   stall=M: a request without Range gets M bytes, then silence; name=F: Content-Disposition filename F
 ///   (also on /drip)]
+/// - `/ranged/N` pattern body for split downloads [rate, slowfirst, droprange, changed, ranges: see SegmentScenarios]
 /// - `/drip?bytes=N&chunk=K&interval=MS` a slow chunked body
 /// - `/multipart?parts=N&size=K&interval=MS` multipart/x-mixed-replace
 /// - `/drop?bytes=N&after=M` chunked body, connection closed after M bytes
@@ -109,6 +110,9 @@ final class ScenarioHandler: ChannelInboundHandler {
             sendBytes(context: context, head: head, total: total, chunked: query["chunked"] == "1",
                       rangesHonoured: query["ranges"] != "0", dropAfter: query["drop"].flatMap { Int64($0) },
                       stallAfter: query["stall"].flatMap { Int64($0) })
+        case "ranged":
+            SegmentScenarios.respond(context: context, head: head, size: Int64(parts.count > 1 ? parts[1] : "") ?? 0,
+                                     query: query, log: log)
         case "drip":
             var headers = HTTPHeaders([("Content-Type", "application/octet-stream")])
             headers.add(name: "Cache-Control", value: "no-store")

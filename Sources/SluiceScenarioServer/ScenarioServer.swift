@@ -81,6 +81,14 @@ public final class ScenarioServer: Sendable {
         return zip(times.dropFirst(), times).map { $0 - $1 }
     }
 
+    /// The most paced range streams of `/ranged/...` at `pathAndQuery` that ran at once.
+    public func mostConcurrentRanges(_ pathAndQuery: String) -> Int { log.count("max " + pathAndQuery) }
+
+    /// The Range fields sent to `/ranged/...` at `pathAndQuery`, in no particular order.
+    public func rangesRequested(_ pathAndQuery: String) -> [String] {
+        log.keys(startingWith: "range-field \(pathAndQuery) ").map { String($0.dropFirst("range-field \(pathAndQuery) ".count)) }
+    }
+
     public var garbageURL: URL { URL(string: "http://127.0.0.1:\(garbagePort)/")! }
 
     /// A URL on a port where nothing listens: bound by the kernel, then closed again.
