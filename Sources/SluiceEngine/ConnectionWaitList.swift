@@ -76,10 +76,12 @@ struct ConnectionWaitList {
     /// that may negotiate h2, or prior knowledge).
     static func origin(of url: URL, _ configuration: SessionConfiguration) -> String? {
         guard configuration.httpMaximumConnectionsPerHost > 0, let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host?.lowercased() else { return nil }
+              scheme == "http" || scheme == "https" else { return nil }
         let multiplexes = configuration.multiplexingEnabled && configuration.httpVersion != .http1_1
             && (scheme == "https" || configuration.httpVersion == .http2PriorKnowledge)
-        guard !multiplexes else { return nil }
+        // Decided before the host is read: URL.host parses it anew on every call (1,100 instructions), and
+        // HTTP/2 requests do not wait here.
+        guard !multiplexes, let host = url.host?.lowercased() else { return nil }
         return "\(scheme)://\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 }

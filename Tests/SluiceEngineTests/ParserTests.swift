@@ -15,6 +15,18 @@ import Testing
         #expect(p.isComplete)
     }
 
+    @Test func namesMatchIgnoringTheCaseOfLettersOnly() {
+        #expect("Content-Length".caseInsensitiveEquals("content-LENGTH"))
+        #expect(!"X-@".caseInsensitiveEquals("x-`"), "@ and ` differ by the case bit but are no letters")
+        #expect(!"X-[".caseInsensitiveEquals("x-{"))
+        #expect(!"X-A".caseInsensitiveEquals("X-AB") && !"X-A".caseInsensitiveEquals("X-B"))
+        #expect("Ca\u{E9}".caseInsensitiveEquals("cA\u{E9}") && !"\u{E9}".caseInsensitiveEquals("\u{C9}"))
+        let long = String(repeating: "Header-Name-", count: 4)  // longer than a small string's 15 bytes
+        #expect(long.caseInsensitiveEquals(long.uppercased()) && !long.caseInsensitiveEquals(long.uppercased() + "X"))
+        let headers: HTTPHeaders = ["Vary": "a", "X": "1", "vary": "b"]
+        #expect(headers["VARY"] == "a, b" && headers["x"] == "1" && headers["Y"] == nil)
+    }
+
     @Test func aNewStatusLineStartsOver() {
         var p = HeaderLineParser()
         p.feed(line: "HTTP/1.1 302 Found\r\n")

@@ -1,0 +1,45 @@
+// The URL list of -i FILE: each line's first word; blank lines, comments and any line ending are skipped.
+import Foundation
+@testable import SluiceCLI
+import Testing
+
+@Suite struct URLListTests {
+    @Test func eachLineGivesItsFirstWord() {
+        let text = "http://a/1\n  https://b/2 trailing words\r\n\tfile:///c\rdata:,x\t# not a comment here"
+        #expect(URLList.urls(in: Data(text.utf8)) == ["http://a/1", "https://b/2", "file:///c", "data:,x"])
+    }
+
+    @Test func blankAndCommentLinesAreSkipped() {
+        let text = "\n\r\n   \n# a comment\n  #indented comment\nhttp://a/#fragment\n\t \r\nhttp://b/"
+        #expect(URLList.urls(in: Data(text.utf8)) == ["http://a/#fragment", "http://b/"])
+    }
+
+    @Test func emptyInputGivesNoURL() {
+        #expect(URLList.urls(in: Data()).isEmpty)
+        #expect(URLList.urls(in: Data("\n \t\r\n".utf8)).isEmpty)
+    }
+
+    @Test func nonASCIIBytesAreKept() {
+        let text = "http://h/caf\u{E9}\nhttp://h/x"
+        #expect(URLList.urls(in: Data(text.utf8)) == ["http://h/caf\u{E9}", "http://h/x"])
+    }
+
+    /// The byte scan gives what splitting into lines, then each line into words, gave (the former reader).
+    @Test func agreesWithSplittingLinesThenWords() {
+        let alphabet: [UInt8] = Array("ab# \t\r\n".utf8)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15  // a fixed seed: the same inputs every run
+        for _ in 0..<2_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(state % 24) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes.append(alphabet[Int(state >> 33) % alphabet.count])
+            }
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let expected = bytes.split(whereSeparator: { $0 == 10 || $0 == 13 }).compactMap { line -> String? in
+                guard let word = line.split(whereSeparator: { $0 == 32 || $0 == 9 }).first, word.first != 35 else { return nil }
+                return String(decoding: word, as: UTF8.self)
+            }
+            #expect(URLList.urls(in: Data(bytes)) == expected, "\(bytes)")
+        }
+    }
+}
