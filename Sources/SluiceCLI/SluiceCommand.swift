@@ -14,7 +14,8 @@ public struct SluiceCommand: ParsableCommand {
         commandName: "sluice",
         abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
         discussion: "sluice URL... opens the UI with those URLs as data tasks; press ? in it for the keys.",
-        subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, ServeCommand.self],
+        subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, ServeCommand.self,
+                      DaemonAddCommand.self, DaemonListCommand.self, DaemonStopCommand.self, DaemonCommand.self],
         defaultSubcommand: OpenCommand.self
     )
 
