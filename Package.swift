@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // libcurl for Swift: typed wrappers around the variadic setopt/getinfo calls.
@@ -56,6 +57,20 @@ let package = Package(
             name: "SluiceStore",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The background daemon: one TransferApp with no screen, served as HTTP/1.1 + JSON on a Unix socket.
+        .target(
+            name: "SluiceDaemon",
+            dependencies: [
+                "SluiceEngine",
+                "SluiceViewModel",
+                "SluiceTUI",
+                "SluiceStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Command-line pieces that are worth testing without a process: trace encoding, options.
         .target(
             name: "SluiceCLI",
@@ -66,6 +81,7 @@ let package = Package(
                 "SluiceTUI",
                 "SluiceScenarioServer",
                 "SluiceStore",
+                "SluiceDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,6 +118,11 @@ let package = Package(
         .testTarget(
             name: "SluiceStoreTests",
             dependencies: ["SluiceStore", "sluice-store-child"]
+        ),
+        // Start the real `sluice` binary as a daemon on a scratch runtime directory and drive it through its socket.
+        .testTarget(
+            name: "SluiceDaemonTests",
+            dependencies: ["SluiceDaemon", "SluiceTUI", "SluiceScenarioServer"]
         ),
         .testTarget(
             name: "SluiceTUITests",

@@ -5,7 +5,16 @@ import Synchronization
 /// Engine events wait here (posted on the delegate queue) until the UI loop folds them into its model.
 final class EventInbox: Sendable {
     private let events = Mutex<[ModelEvent]>([])
-    func post(_ event: ModelEvent) { events.withLock { $0.append(event) } }
+    /// Called when an event arrives in an empty inbox, so a headless loop can sleep instead of polling.
+    private let wake = Mutex<(@Sendable () -> Void)?>(nil)
+    func post(_ event: ModelEvent) {
+        let first = events.withLock { list in
+            list.append(event)
+            return list.count == 1
+        }
+        if first, let wake = wake.withLock({ $0 }) { wake() }
+    }
+    func onFirstEvent(_ handler: @escaping @Sendable () -> Void) { wake.withLock { $0 = handler } }
     func take() -> [ModelEvent] {
         events.withLock { list in
             var taken: [ModelEvent] = []

@@ -20,10 +20,10 @@ public struct AddError: Error, Equatable, Sendable {
 
 public final class TransferApp: Sendable {
     public let session: Session
-    private let delegate: TUIDelegate
-    private let inbox = EventInbox()
+    let delegate: TUIDelegate  // internal, not private: TransferApp+Headless adds to it
+    let inbox = EventInbox()
     private let outputDirectory: String
-    private let makeRequest: @Sendable (URL) -> Request
+    let makeRequest: @Sendable (URL) -> Request
     /// Keeps every row in the durable store, when there is one (`sluice URL...`; not the demo, not tests).
     let keeper: StoreKeeper?
 

@@ -1,0 +1,67 @@
+// `sluice add URL...`: hands downloads to the daemon (starting it when absent) and returns at once.
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceDaemon
+import SluiceViewModel
+
+struct DaemonAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add downloads to the background daemon (started when absent); they go on after this returns.",
+        discussion: "Each URL is saved in --output-dir (the current directory by default) under its name, never over an existing file, or with -o at exactly that path."
+    )
+
+    @Argument(help: "URLs to download.")
+    var urls: [String] = []
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Save the (single) URL at this path.", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Save the URLs in this directory.", valueName: "dir"))
+    var outputDir: String?
+
+    @Flag(help: "Add them as data tasks (their bodies are not saved; for watching the flow with sluice attach).")
+    var data = false
+
+    @OptionGroup var daemon: DaemonOptions
+
+    mutating func run() throws {
+        guard !urls.isEmpty else { throw CLIFailure(code: 2, message: "nothing to add: give one or more URLs") }
+        if output != nil && outputDir != nil { throw CLIFailure(code: 2, message: "give -o or --output-dir, not both") }
+        if output != nil && urls.count > 1 { throw CLIFailure(code: 2, message: "-o names one file: give one URL, or use --output-dir") }
+        if data && (output != nil || outputDir != nil) { throw CLIFailure(code: 2, message: "a data task saves nothing: -o and --output-dir are for downloads") }
+        for url in urls where ParsedURL.parse(url) == nil {
+            throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
+        }
+        let directory = DaemonOptions.absolute(outputDir ?? ".")
+        var info = stat()
+        guard data || output != nil || (stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
+            throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(directory)) does not exist")
+        }
+        let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
+        for url in urls {
+            var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
+            if let output { fields.append(("output", JSONText.quote(DaemonOptions.absolute(output)))) }
+            else if !data { fields.append(("directory", JSONText.quote(directory))) }
+            let body = "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+            let reply: DaemonResponse
+            do {
+                reply = try client.send("POST", "/tasks", body: body)
+            } catch {
+                throw CLIFailure(code: 1, message: error.message)
+            }
+            let text = try DaemonOptions.checked(reply)
+            let id = (try? JSONDecoder().decode(Added.self, from: Data(text.utf8)))?.id
+            StandardStreams.output("#\(id.map(String.init) ?? "?")  \(Sanitized.text(url))\n")
+        }
+    }
+
+    private struct Added: Decodable { let id: Int }
+}

@@ -1,0 +1,51 @@
+// The bodies the API accepts: what to add (`POST /tasks`) and the limits (`POST /limits`).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SluiceTUI
+import SluiceViewModel
+
+/// `{"url": "...", "kind": "download"|"data", "output": "/abs/FILE"?, "directory": "/abs/DIR"?}`
+public struct AddRequest: Sendable, Equatable {
+    public let url: String
+    public let kind: TaskKind
+    public let destination: DownloadDestination?
+
+    private struct Body: Decodable {
+        let url: String
+        let kind: String?
+        let output: String?
+        let directory: String?
+    }
+
+    public static func parse(_ data: Data) -> Result<AddRequest, DaemonFailure> {
+        guard let body = try? JSONDecoder().decode(Body.self, from: data) else {
+            return .failure(DaemonFailure("expected {\"url\": \"...\", \"kind\": \"download\" or \"data\", \"output\": FILE or \"directory\": DIR}"))
+        }
+        let kind: TaskKind
+        switch body.kind ?? "download" {
+        case "download": kind = .download
+        case "data": kind = .data
+        default: return .failure(DaemonFailure("kind is \"download\" or \"data\""))
+        }
+        if body.output != nil && body.directory != nil { return .failure(DaemonFailure("give output or directory, not both")) }
+        if kind == .data && (body.output != nil || body.directory != nil) {
+            return .failure(DaemonFailure("a data task saves nothing: output and directory are for downloads"))
+        }
+        // The daemon's working directory is not the client's: only absolute paths mean the same to both.
+        for path in [body.output, body.directory].compactMap({ $0 }) where !path.hasPrefix("/") {
+            return .failure(DaemonFailure("\(Sanitized.text(path)) is not an absolute path"))
+        }
+        let destination = body.output.map(DownloadDestination.file) ?? body.directory.map(DownloadDestination.directory)
+        return .success(AddRequest(url: body.url, kind: kind, destination: destination))
+    }
+}
+
+/// `{"jobs": N}`
+enum LimitsRequest {
+    private struct Body: Decodable { let jobs: Int }
+
+    static func parse(_ data: Data) -> Int? { (try? JSONDecoder().decode(Body.self, from: data))?.jobs }
+}

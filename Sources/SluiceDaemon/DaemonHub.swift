@@ -1,0 +1,251 @@
+// The daemon's heart: one TransferApp with no screen, its model and its numbered events, and every request of the
+// API carried out on one serial queue, so the model never needs a second owner. Nothing runs while nothing
+// happens: the queue drains when the engine posts, and ticks (for rates) only while a transfer runs.
+import Dispatch
+import Logging
+import SluiceEngine
+import SluiceTUI
+import SluiceViewModel
+import Synchronization
+
+/// What a request gets back: an HTTP status and a JSON body.
+public struct DaemonReply: Sendable, Equatable {
+    public let status: Int
+    public let body: String
+
+    public init(_ status: Int, _ body: String) {
+        self.status = status
+        self.body = body
+    }
+
+    static func error(_ status: Int, _ message: String) -> DaemonReply { DaemonReply(status, TaskJSON.error(message)) }
+}
+
+public final class DaemonHub: Sendable {
+    public enum Control: String, Sendable, CaseIterable {
+        case suspend, resume, cancel, convert
+    }
+
+    public let app: TransferApp
+    /// Every touch of `state` happens here.
+    let queue = DispatchQueue(label: "sluice.daemon.hub")
+    private let encoder: EventLineEncoder
+    private let logger: Logger
+    private let stopRequested = DispatchSemaphore(value: 0)
+
+    private struct Subscriber {
+        let send: @Sendable (String) -> Void
+        let finish: @Sendable () -> Void
+    }
+
+    private struct State {
+        var model = Model()
+        var log = EventLog()
+        var subscribers: [Int: Subscriber] = [:]
+        var nextSubscriber = 1
+        var tickPending = false
+        /// Per running download: its bytes at the last tick, and whether the daemon checkpointed it at those bytes.
+        var quiet: [Int: (bytes: Int64, checkpointed: Bool)] = [:]
+        var stopping = false
+    }
+
+    private let state = Mutex(State())
+
+    /// `traceLine` is `TraceEncoder.line`, which lives with the command line.
+    public init(app: TransferApp, traceLine: @escaping @Sendable (TaskEventRecord, UInt64) -> String, logger: Logger) {
+        self.app = app
+        self.logger = logger
+        encoder = EventLineEncoder(traceLine: traceLine, start: DispatchTime.now().uptimeNanoseconds)
+        let queue = self.queue
+        app.onEvents { [weak self] in
+            guard let hub = self else { return }
+            queue.async { hub.drain() }
+        }
+    }
+
+    // MARK: Events
+
+    private func drain() {
+        let (text, receivers) = state.withLock { s -> (String, [Subscriber]) in
+            let first = s.log.next
+            let events = app.drainEvents(into: &s.model)
+            for event in events {
+                s.log.append(event)
+                note(event, model: s.model)
+            }
+            if !s.tickPending && s.model.rows.contains(where: { $0.state == .running }) {
+                s.tickPending = true
+                scheduleTick()
+            }
+            guard !s.subscribers.isEmpty else { return ("", []) }
+            let lines = s.log.since(first).compactMap { encoder.line(seq: $0.seq, $0.event) }
+            return (lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n", Array(s.subscribers.values))
+        }
+        guard !text.isEmpty else { return }
+        for subscriber in receivers { subscriber.send(text) }
+    }
+
+    /// Rates are sampled once a second while something runs, and not at all otherwise.
+    private func scheduleTick() {
+        queue.asyncAfter(deadline: .now() + 1) { [weak self] in
+            guard let self else { return }
+            let (again, stalled) = state.withLock { s -> (Bool, [Int]) in
+                s.model.apply(.tick(DispatchTime.now().uptimeNanoseconds))
+                s.tickPending = s.model.rows.contains { $0.state == .running }
+                return (s.tickPending, Self.wentQuiet(&s))
+            }
+            for id in stalled { app.checkpoint(id) }
+            if again { scheduleTick() }
+        }
+    }
+
+    /// Running downloads whose bytes did not move for a tick and were not checkpointed at that count yet: the
+    /// delegate checkpoints only as bytes arrive, so one stalled early would otherwise keep nothing.
+    private static func wentQuiet(_ s: inout State) -> [Int] {
+        var stalled: [Int] = []
+        var next: [Int: (bytes: Int64, checkpointed: Bool)] = [:]
+        for row in s.model.rows where row.kind == .download && row.state == .running && row.bytes > 0 {
+            let before = s.quiet[row.id]
+            let still = before?.bytes == row.bytes
+            let due = still && before?.checkpointed == false
+            if due { stalled.append(row.id) }
+            next[row.id] = (row.bytes, still && (before?.checkpointed == true || due))
+        }
+        s.quiet = next
+        return stalled
+    }
+
+    /// The log's account of what matters: tasks added, ended, saved, retried.
+    private func note(_ event: ModelEvent, model: Model) {
+        switch event {
+        case .added(let id, let url, let kind, _, _):
+            logger.info("added #\(id) (\(kind.rawValue)) \(url)")
+        case .restored(let row) where !row.isFinished:
+            logger.info("resuming #\(row.id) \(row.url)")
+        case .saved(let id, let path):
+            logger.info("saved #\(id) to \(path)")
+        case .retrying(let id, let attempt, let of, _, let reason):
+            logger.notice("retrying #\(id) (\(attempt)/\(of)): \(reason)")
+        case .engine(let record):
+            guard case .didCompleteWithError(let error) = record.event, let row = model.row(record.taskIdentifier) else { return }
+            if let error {
+                logger.notice("#\(row.id) ended: \(error.message)", metadata: ["code": "\(error.code.rawValue)"])
+            } else {
+                logger.info("#\(row.id) finished: \(row.bytes) bytes")
+            }
+        default:
+            break
+        }
+    }
+
+    /// Streams the events numbered `from` and later, then every new one as it comes; the id to unsubscribe with.
+    public func subscribe(from: Int, send: @escaping @Sendable (String) -> Void, finish: @escaping @Sendable () -> Void) -> Int {
+        let (id, replay) = state.withLock { s -> (Int, String) in
+            let id = s.nextSubscriber
+            s.nextSubscriber += 1
+            let lines = s.log.since(max(1, from)).compactMap { encoder.line(seq: $0.seq, $0.event) }
+            s.subscribers[id] = Subscriber(send: send, finish: finish)
+            return (id, lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n")
+        }
+        if !replay.isEmpty { send(replay) }
+        return id
+    }
+
+    public func unsubscribe(_ id: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+
+    // MARK: Requests (on `queue`)
+
+    /// Carries out `work` on the hub's queue and hands its reply to `reply`.
+    public func perform(_ work: @escaping @Sendable (DaemonHub) -> DaemonReply, reply: @escaping @Sendable (DaemonReply) -> Void) {
+        queue.async { reply(work(self)) }
+    }
+
+    /// Runs `body` on the hub's queue (for the subscriptions, which must not miss an event in between).
+    public func onQueue(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+
+    public func rows() -> DaemonReply {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let rows = state.withLock { s -> [TaskRow] in
+            s.model.apply(.tick(now))
+            return s.model.rows
+        }
+        return DaemonReply(200, TaskJSON.array(rows, now: now))
+    }
+
+    public func add(url: String, kind: TaskKind, destination: DownloadDestination?) -> DaemonReply {
+        let added = kind == .download ? app.addDownload(url, to: destination ?? .directory(outputDirectory))
+                                      : app.add(url, kind: .data)
+        switch added {
+        case .success(let id):
+            drain()  // the new row is in the model before the reply says it exists
+            return DaemonReply(201, "{\"id\":\(id)}")
+        case .failure(let problem):
+            logger.notice("refused to add \(url): \(problem.message)")
+            return .error(422, problem.message)
+        }
+    }
+
+    public func control(_ id: Int, _ action: Control) -> DaemonReply {
+        drain()
+        guard state.withLock({ $0.model.row(id) }) != nil else { return .error(404, "no task #\(id)") }
+        let intent: Intent
+        switch action {
+        case .suspend: intent = .suspend(id)
+        case .resume: intent = .resume(id)
+        case .cancel: intent = .cancel(id)
+        case .convert: intent = .convert(id)
+        }
+        if let problem = app.carryOut(intent) { return .error(409, problem) }
+        logger.info("\(action.rawValue) #\(id)")
+        return DaemonReply(200, "{\"id\":\(id),\"done\":\(JSONText.quote(action.rawValue))}")
+    }
+
+    /// Removes a finished row, from the history too.
+    public func remove(_ id: Int) -> DaemonReply {
+        drain()
+        let refusal = state.withLock { s -> DaemonReply? in
+            guard let row = s.model.row(id) else { return .error(404, "no task #\(id)") }
+            guard row.isFinished else { return .error(409, "#\(id) is \(row.stateWord): cancel it before removing it") }
+            return nil
+        }
+        if let refusal { return refusal }
+        app.forget(id)
+        _ = state.withLock { $0.model.remove(id) }
+        logger.info("removed #\(id)")
+        return DaemonReply(200, "{\"id\":\(id),\"removed\":true}")
+    }
+
+    public func setJobs(_ jobs: Int) -> DaemonReply {
+        guard jobs >= 1 else { return .error(400, "jobs must be at least 1") }
+        _ = app.carryOut(.setConcurrency(jobs))
+        logger.info("at most \(jobs) transfers at once")
+        return DaemonReply(200, "{\"jobs\":\(jobs)}")
+    }
+
+    /// Where downloads go when a request names no place: the daemon's output directory.
+    public var outputDirectory: String { app.session.configuration.downloadDirectory }
+
+    // MARK: Stopping
+
+    /// Asks the daemon to stop (POST /stop, SIGTERM); `waitForStopRequest` returns.
+    public func requestStop() {
+        let first = state.withLock { s -> Bool in
+            defer { s.stopping = true }
+            return !s.stopping
+        }
+        if first { stopRequested.signal() }
+    }
+
+    public func waitForStopRequest() { stopRequested.wait() }
+
+    /// Ends every event stream (the daemon is going away).
+    public func finishSubscribers() {
+        let all = state.withLock { s -> [Subscriber] in
+            defer { s.subscribers = [:] }
+            return Array(s.subscribers.values)
+        }
+        for subscriber in all { subscriber.finish() }
+    }
+}

@@ -1,0 +1,125 @@
+// Starting the daemon for a command that needs it: re-executes this very binary with posix_spawn in a session of
+// its own (setsid), standard input and output on /dev/null and standard error on the log, then waits until its
+// socket answers. A fork without exec is unsafe in a process with threads, which every Swift process has.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+public enum DaemonLauncher {
+    /// Makes sure a daemon answers on `paths.socket`, starting one when none does. `arguments` are the daemon's
+    /// (after the program name), e.g. `["daemon", "--detached", "--id", "default"]`. True when it started one.
+    @discardableResult
+    public static func ensureRunning(_ paths: DaemonPaths, arguments: [String], waitSeconds: Double = 15) throws(DaemonFailure) -> Bool {
+        let client = DaemonClient(socketPath: paths.socket)
+        if client.isAnswering { return false }
+        try paths.prepareRuntimeDirectory()
+        try makeDirectory(paths.stateDirectory)
+        let pid = try spawn(arguments: arguments, log: paths.log)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(waitSeconds * 1e9)
+        var exited = false
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            if client.isAnswering { return true }
+            if !exited {
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    exited = true
+                    // 75: another daemon won the race for the lock; it will answer soon. Anything else is a failure.
+                    let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                    if code != DaemonRunner.alreadyRunningStatus {
+                        throw DaemonFailure("the daemon could not start (exit \(code)); see \(paths.log)" + lastLines(of: paths.log))
+                    }
+                }
+            }
+            usleep(20_000)  // only while starting: bounded by the deadline
+        }
+        throw DaemonFailure("the daemon started but does not answer on \(paths.socket) after \(Int(waitSeconds)) s; see \(paths.log)")
+    }
+
+    /// This process's own executable, for re-executing it.
+    static func executablePath() -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = buffer.withUnsafeMutableBufferPointer { b in
+            b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { readlink("/proc/self/exe", $0, b.count - 1) } } ?? -1
+        }
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n], as: UTF8.self)
+    }
+
+    private static func spawn(arguments: [String], log: String) throws(DaemonFailure) -> pid_t {
+        guard let executable = executablePath() else { throw DaemonFailure("cannot find this program's executable in /proc/self/exe") }
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        // Nothing of the launcher's but what is named here: a pipe it inherited (`sluice add | less`, a test
+        // reading its output) held open by the daemon would never reach its end.
+        for fd in inheritable() { posix_spawn_file_actions_addclose(&actions, fd) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // A crash's last words (a Swift fatal error, say) land in the log beside its own lines.
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        // A new session: no controlling terminal, so closing the terminal (SIGHUP) does not reach it.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26), a macro Swift does not import
+        posix_spawnattr_setflags(&attributes, Int16(setsid | Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)))
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw DaemonFailure("cannot start \(executable): \(String(cString: strerror(result)))") }
+        return pid
+    }
+
+    /// This process's descriptors above 2 without close-on-exec (glibc's addclosefrom_np is not imported).
+    private static func inheritable() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var found: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(fd) }
+        }
+        return found
+    }
+
+    private static func makeDirectory(_ path: String) throws(DaemonFailure) {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw DaemonFailure("cannot make \(prefix): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// The log's last few lines, to show why a start failed.
+    static func lastLines(of path: String, count: Int = 5) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        let size = lseek(fd, 0, SEEK_END)
+        let from = max(0, size - 4096)
+        var buffer = [UInt8](repeating: 0, count: Int(size - from))
+        let n = pread(fd, &buffer, buffer.count, from)
+        guard n > 0 else { return "" }
+        let lines = String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n").suffix(count)
+        return lines.isEmpty ? "" : ":\n" + lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,110 @@
+// `sluice daemon`'s life: take the lock, recover what a crash left, open the store and the log, bring back the
+// unfinished downloads, serve the socket until told to stop, then stop the transfers keeping their checkpoints.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import SluiceEngine
+import SluiceStore
+import SluiceTUI
+
+public struct DaemonSettings: Sendable {
+    public var paths: DaemonPaths
+    /// Where downloads go when a request names no place (absolute).
+    public var outputDirectory: String
+    public var jobs: Int
+    /// Log to standard error as well as to the file.
+    public var echoLog: Bool
+
+    public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool) {
+        self.paths = paths
+        self.outputDirectory = outputDirectory
+        self.jobs = jobs
+        self.echoLog = echoLog
+    }
+}
+
+public enum DaemonRunner {
+    /// The exit status of a daemon that found another one holding the lock (EX_TEMPFAIL): the launcher then
+    /// simply talks to that one.
+    public static let alreadyRunningStatus: Int32 = 75
+
+    public enum Ending: Sendable {
+        case stopped
+        /// Another live daemon holds the lock (its pid when known).
+        case alreadyRunning(pid: Int32?)
+    }
+
+    /// Runs until POST /stop, SIGTERM or SIGINT. `traceLine` is `TraceEncoder.line`.
+    public static func run(_ settings: DaemonSettings,
+                           traceLine: @escaping @Sendable (TaskEventRecord, UInt64) -> String) throws(DaemonFailure) -> Ending {
+        let paths = settings.paths
+        try paths.prepareRuntimeDirectory()
+        let lock: DaemonLock
+        switch try DaemonLock.acquire(paths.lock) {
+        case .held(let pid): return .alreadyRunning(pid: pid)
+        case .acquired(let taken): lock = taken
+        }
+        defer { lock.release() }
+        // We hold the lock, so a socket file here is a dead daemon's: nobody answers on it.
+        let stale = unlink(paths.socket) == 0
+
+        let store: TaskStore
+        do {
+            store = try TaskStore(directory: paths.store)
+        } catch {
+            throw DaemonFailure("the task store in \(paths.store) cannot be used: \(error)")
+        }
+        let file = try LogFile(path: paths.log, echo: settings.echoLog)
+        let logger = Logger(label: "sluice.daemon") { FileLogHandler(label: $0, file: file) }
+        logger.info("starting", metadata: ["pid": "\(getpid())", "id": "\(paths.identifier)", "socket": "\(paths.socket)"])
+        if stale { logger.notice("removed the socket a stopped daemon left behind") }
+        if let notice = store.notice { logger.warning("\(notice)") }
+
+        let records: [StoredTask]
+        do {
+            records = try store.all()
+        } catch {
+            throw DaemonFailure("cannot read the task store in \(paths.store): \(error)")
+        }
+        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, store: store)
+        let hub = DaemonHub(app: app, traceLine: traceLine, logger: logger)
+        let resumed = app.restore(records)
+        if resumed > 0 { logger.info("resuming \(resumed) unfinished download(s)") }
+
+        signal(SIGPIPE, SIG_IGN)
+        let signals = [SIGTERM, SIGINT, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.info("signal \(number): stopping")
+                hub.requestStop()
+            }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        let server = try DaemonServer.start(path: paths.socket, hub: hub, logger: logger)
+        logger.info("listening")
+        hub.waitForStopRequest()
+
+        logger.info("stopping: downloads keep their partial files and checkpoints")
+        hub.finishSubscribers()
+        server.stop()
+        // Unlinked while the lock is still ours, so it can never be a newer daemon's socket.
+        unlink(paths.socket)
+        app.cancelAll()
+        app.waitUntilStopped(seconds: 10)
+        app.session.invalidateAndCancel()
+        store.flush()
+        logger.info("stopped")
+        return .stopped
+    }
+}

@@ -1,0 +1,105 @@
+// What a process with no screen (the daemon) needs from the app: the events as they come, intents carried out,
+// rows removed, and downloads saved where the caller says rather than in the app's one output directory.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import SluiceEngine
+import SluiceViewModel
+
+/// Where a download added from outside is saved.
+public enum DownloadDestination: Sendable, Equatable {
+    /// Under the URL's name in this directory (absolute), as `-d` saves in the output directory.
+    case directory(String)
+    /// Exactly this file (absolute); it must not exist yet, unless it is this URL's download left unfinished.
+    case file(String)
+}
+
+extension TransferApp {
+    /// Calls `wake` (on the engine's thread) whenever events arrive while none were waiting: a headless loop
+    /// drains then, and sleeps the rest of the time.
+    public func onEvents(_ wake: @escaping @Sendable () -> Void) { inbox.onFirstEvent(wake) }
+
+    /// Moves what the engine reported into `model` and the store, as the UI's loop does; returns the events.
+    public func drainEvents(into model: inout Model) -> [ModelEvent] {
+        let events = inbox.take()
+        for event in events { model.apply(event) }
+        keeper?.observe(events, model: model)
+        return events
+    }
+
+    /// Carries out an intent as a key would; a message when it cannot be done.
+    public func carryOut(_ intent: Intent) -> String? { perform(intent) }
+
+    /// Forgets a finished row, in the store too (the UI's `x`). The caller removes it from its model.
+    public func forget(_ id: Int) {
+        delegate.forget(id)
+        keeper?.remove(id)
+    }
+
+    /// Checkpoints a running download now. The delegate checkpoints while bytes arrive; a download whose bytes
+    /// stopped coming within its first second (a stalled server) would otherwise have none, and a kill -9 of a
+    /// process that outlives the terminal would lose all it had.
+    public func checkpoint(_ id: Int) {
+        guard let managed = delegate.managed(id), let companions = managed.companions,
+              let task = managed.task as? DownloadTask, task.state == .running else { return }
+        task.checkpoint { data in if let data { companions.saveResume(data) } }
+    }
+
+    /// Adds a download saved at `destination`; the row's id, or why not.
+    public func addDownload(_ text: String, to destination: DownloadDestination) -> Result<Int, AddError> {
+        guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
+        if let running = delegate.downloadRow(for: url) { return .success(running) }
+        let request = makeRequest(url)
+        let companions: DownloadCompanions
+        var resumeData: Data?
+        switch Self.place(url: url, destination) {
+        case .success(let (found, data)): (companions, resumeData) = (found, data)
+        case .failure(let problem): return .failure(problem)
+        }
+        let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
+            ?? session.downloadTask(with: request, partialFile: companions.partialPath)
+        let managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .download), task: task, request: request,
+                                  kind: .download, companions: companions)
+        let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
+        keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .download,
+                                                   companions: companions, createdAt: StoreKeeper.wallClock()))
+        inbox.post(.added(id: managed.row, url: url.absoluteString, kind: .download, requestHeaders: headers,
+                          at: DispatchTime.now().uptimeNanoseconds))
+        inbox.post(.note(id: managed.row, "saving to \(companions.target)"))
+        if delegate.track(managed, asks: false) { task.resume() }
+        return .success(managed.row)
+    }
+
+    /// The companions of the download: an unfinished one of the same URL found there is continued.
+    private static func place(url: URL, _ destination: DownloadDestination) -> Result<(DownloadCompanions, Data?), AddError> {
+        switch destination {
+        case .directory(let directory):
+            let name = TaskName.of(url: url.absoluteString)
+            if let found = DownloadCompanions.leftOver(in: directory, suggested: name, url: url.absoluteString) { return .success(found) }
+            return DownloadCompanions.reserve(in: directory, suggested: name)
+                .map { ($0, nil) }
+                .mapError { AddError(message: Sanitized.text($0.message)) }
+        case .file(let path):
+            let companions = DownloadCompanions(target: path)
+            if let found = DownloadCompanions.leftOver(in: companions.directory, suggested: companions.name, url: url.absoluteString),
+               found.0 == companions {
+                return .success(found)
+            }
+            var info = stat()
+            if lstat(path, &info) == 0 { return .failure(AddError(message: "\(Sanitized.text(path)) already exists; sluice never writes over a file")) }
+            let fd = open(companions.partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                let reason = errno == EEXIST ? "another download is writing it" : String(cString: strerror(errno))
+                return .failure(AddError(message: "cannot create \(Sanitized.text(companions.partialPath)): \(reason)"))
+            }
+            close(fd)
+            return .success((companions, nil))
+        }
+    }
+}
