@@ -44,8 +44,6 @@ public final class DaemonHub: Sendable {
         var subscribers: [Int: Subscriber] = [:]
         var nextSubscriber = 1
         var tickPending = false
-        /// Per running download: its bytes at the last tick, and whether the daemon checkpointed it at those bytes.
-        var quiet: [Int: (bytes: Int64, checkpointed: Bool)] = [:]
         var stopping = false
     }
 
@@ -89,31 +87,15 @@ public final class DaemonHub: Sendable {
     private func scheduleTick() {
         queue.asyncAfter(deadline: .now() + 1) { [weak self] in
             guard let self else { return }
-            let (again, stalled) = state.withLock { s -> (Bool, [Int]) in
+            let again = state.withLock { s -> Bool in
                 s.model.apply(.tick(DispatchTime.now().uptimeNanoseconds))
                 s.tickPending = s.model.rows.contains { $0.state == .running }
-                return (s.tickPending, Self.wentQuiet(&s))
+                return s.tickPending
             }
-            for id in stalled { app.checkpoint(id) }
             if again { scheduleTick() }
         }
     }
 
-    /// Running downloads whose bytes did not move for a tick and were not checkpointed at that count yet: the
-    /// delegate checkpoints only as bytes arrive, so one stalled early would otherwise keep nothing.
-    private static func wentQuiet(_ s: inout State) -> [Int] {
-        var stalled: [Int] = []
-        var next: [Int: (bytes: Int64, checkpointed: Bool)] = [:]
-        for row in s.model.rows where row.kind == .download && row.state == .running && row.bytes > 0 {
-            let before = s.quiet[row.id]
-            let still = before?.bytes == row.bytes
-            let due = still && before?.checkpointed == false
-            if due { stalled.append(row.id) }
-            next[row.id] = (row.bytes, still && (before?.checkpointed == true || due))
-        }
-        s.quiet = next
-        return stalled
-    }
 
     /// The log's account of what matters: tasks added, ended, saved, retried.
     private func note(_ event: ModelEvent, model: Model) {

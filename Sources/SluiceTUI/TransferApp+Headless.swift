@@ -42,15 +42,6 @@ extension TransferApp {
         keeper?.remove(id)
     }
 
-    /// Checkpoints a running download now. The delegate checkpoints while bytes arrive; a download whose bytes
-    /// stopped coming within its first second (a stalled server) would otherwise have none, and a kill -9 of a
-    /// process that outlives the terminal would lose all it had.
-    public func checkpoint(_ id: Int) {
-        guard let managed = delegate.managed(id), let companions = managed.companions,
-              let task = managed.task as? DownloadTask, task.state == .running else { return }
-        task.checkpoint { data in if let data { companions.saveResume(data) } }
-    }
-
     /// Adds a download saved at `destination`; the row's id, or why not.
     public func addDownload(_ text: String, to destination: DownloadDestination) -> Result<Int, AddError> {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }

@@ -74,35 +74,15 @@ public final class TransferApp: Sendable {
     @discardableResult
     public func add(_ text: String, asks: Bool = false, kind: TaskKind = .data) -> Result<Int, AddError> {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
+        if kind == .download { return addDownload(text, to: .directory(outputDirectory)) }
         let request = makeRequest(url)
-        var managed: ManagedTask
-        if kind == .download {
-            // The same URL given again while its download is under way (restored from the store, say) is that row.
-            if let running = delegate.downloadRow(for: url) { return .success(running) }
-            let name = TaskName.of(url: url.absoluteString)
-            let companions: DownloadCompanions
-            var resumeData: Data?
-            if let (found, data) = DownloadCompanions.leftOver(in: outputDirectory, suggested: name, url: url.absoluteString) {
-                (companions, resumeData) = (found, data)
-            } else {
-                switch DownloadCompanions.reserve(in: outputDirectory, suggested: name) {
-                case .success(let reserved): companions = reserved
-                case .failure(let problem): return .failure(AddError(message: Sanitized.text(problem.message)))
-                }
-            }
-            let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
-                ?? session.downloadTask(with: request, partialFile: companions.partialPath)
-            managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .download), task: task, request: request, kind: .download, companions: companions)
-        } else {
-            managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .data), task: session.dataTask(with: request), request: request)
-        }
+        let managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .data), task: session.dataTask(with: request), request: request)
         let headers = managed.task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
-        keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: managed.kind,
-                                                   companions: managed.companions, createdAt: StoreKeeper.wallClock()))
-        inbox.post(.added(id: managed.row, url: url.absoluteString, kind: managed.kind, requestHeaders: headers,
+        keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .data, companions: nil,
+                                                   createdAt: StoreKeeper.wallClock()))
+        inbox.post(.added(id: managed.row, url: url.absoluteString, kind: .data, requestHeaders: headers,
                           at: DispatchTime.now().uptimeNanoseconds))
-        if let target = managed.companions?.target { inbox.post(.note(id: managed.row, "saving to \(target)")) }
-        if delegate.track(managed, asks: asks && kind == .data) { managed.task.resume() }
+        if delegate.track(managed, asks: asks) { managed.task.resume() }
         return .success(managed.row)
     }
 

@@ -10,8 +10,8 @@ struct DaemonProcessTests {
     @Test func addedDownloadsFinishWithNoUIAndLsSeesThem() async throws {
         let server = try DaemonServers.shared()
         try await withDaemon { fixture in
-            // A slow one (about 1.5 s) outlives the `sluice add` that handed it over.
-            let slow = server.url("/drip?bytes=30000&chunk=1000&interval=50").absoluteString
+            // A slow one (about 4 s: a margin for a loaded machine) outlives the `sluice add` that handed it over.
+            let slow = server.url("/drip?bytes=30000&chunk=750&interval=100").absoluteString
             let quick = server.url("/bytes/200000").absoluteString
             let added = try await fixture.sluice(["add", slow, quick, "--output-dir", "."])
             #expect(added.status == 0, "\(added.error)")
