@@ -38,6 +38,9 @@ struct OpenCommand: ParsableCommand {
     @Option(help: ArgumentHelp("At most this many transfers at once to one server.", valueName: "n"))
     var perHost: Int?
 
+    @Option(help: ArgumentHelp("With -d: fetch each file as N ranges over N connections when its server accepts ranges (1: one connection).", valueName: "N"))
+    var split: Int = 1
+
     @Flag(help: "Hold every response until you answer it: r allow, c cancel, d become a download.")
     var ask = false
 
@@ -57,6 +60,9 @@ struct OpenCommand: ParsableCommand {
         }
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         if let perHost, perHost < 1 { throw CLIFailure(code: 2, message: "--per-host needs at least 1") }
+        guard (1...SplitOptions.maximum).contains(split) else {
+            throw CLIFailure(code: 2, message: "--split takes 1 to \(SplitOptions.maximum) connections")
+        }
         let prepared = try requestOptions.prepare()
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
@@ -71,7 +77,7 @@ struct OpenCommand: ParsableCommand {
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
-                              retries: retries)
+                              retries: retries, split: split)
         app.restore(records)
         for url in texts {
             if case .failure(let problem) = app.add(url, asks: ask && interactive, kind: download ? .download : .data) {

@@ -61,7 +61,7 @@ struct EventLineEncoder: Sendable {
             return head + "\"event\":\"sessionRateLimit\",\"bytesPerSecond\":\(limit.map(String.init) ?? "null")}"
         case .taskRateLimit(let id, let limit):
             return head + fields(id, "taskRateLimit", at: nil, [("bytesPerSecond", limit.map(String.init) ?? "null")])
-        case .tick:
+        case .tick, .segments:
             return nil
         }
     }

@@ -98,6 +98,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         set { splitSetting.store(max(1, newValue), ordering: .relaxed) }
     }
 
+    /// While a split download runs: its ranges in file order, how far each has come, which have a connection now.
+    /// Empty for a download on one connection. Cheap enough to read a few times a second from any thread.
+    public var ranges: [DownloadSegment] { publishedSegments.withLock { $0 } }
+    /// Written by the segments on the writer queue whenever their plan changes.
+    let publishedSegments = Locked<[DownloadSegment]>([])
+
     /// No range of a split download is smaller than this (set before `resume()`); a smaller file is not split.
     public var minimumSegmentSize: Int64 {
         get { minimumSegment.load(ordering: .relaxed) }

@@ -17,7 +17,9 @@ final class SegmentedDownload: @unchecked Sendable {
 
     private let download: DownloadTask
     private let file: DownloadFile
-    private(set) var plan: SegmentPlan
+    private(set) var plan: SegmentPlan {
+        didSet { download.publishedSegments.withLock { $0 = plan.publicSegments } }  // read by UIs from any thread
+    }
     private let session: Session
     private let request: Request
     private let validator: String?

@@ -60,6 +60,13 @@ enum DetailPane {
         if let last = row.metrics?.transactions.last { pair([("timing", MetricsText.timing(last))]) }
         if let path = row.savedPath { pair([("saved", path)]) }
         if let limit = row.rateLimit { pair([("limit", ByteCountText.rate(Double(limit)))]) }
+        if !row.segments.isEmpty {
+            let active = row.segments.filter(\.isActive).count
+            let label = " segments "
+            let count = "  \(active) of \(row.segments.count) connected"
+            let map = SegmentMap.text(row.segments, width: max(4, min(60, width - TextWidth.of(label) - TextWidth.of(count))), ascii: ascii)
+            lines.append(StyledLine([Span(label, .detailLabel), Span(map, .barFill), Span(count, .detailValue)]))
+        }
         if let note = row.note { pair([("note", note)]) }
         header("Request headers", &lines)
         for h in row.requestHeaders { field(h, &lines) }

@@ -61,7 +61,7 @@ final class StoreKeeper: Sendable {
                 }
             case .queueOrder(let ids):
                 touched.formUnion(ids)
-            case .tick, .restored, .sessionRateLimit, .taskRateLimit:
+            case .tick, .restored, .sessionRateLimit, .taskRateLimit, .segments:
                 break
             }
         }

@@ -62,7 +62,9 @@ extension TransferApp {
         for header in record.requestHeaders { headers.add(header.name, header.value) }
         let request = Request(url: url, method: record.method, headers: headers)
         let checkpoint = companions.loadResume(for: record.url) ?? record.resumeData
-        if let checkpoint, let task = try? session.downloadTask(with: request, resumeData: checkpoint) { return task }
-        return session.downloadTask(with: request, partialFile: companions.partialPath)
+        let task = checkpoint.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
+            ?? session.downloadTask(with: request, partialFile: companions.partialPath)
+        task.split = max(task.split, split)
+        return task
     }
 }

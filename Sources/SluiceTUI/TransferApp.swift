@@ -24,6 +24,8 @@ public final class TransferApp: Sendable {
     let inbox = EventInbox()
     private let outputDirectory: String
     let makeRequest: @Sendable (URL) -> Request
+    /// Connections per download (`--split`): ranges at once when the server accepts them.
+    let split: Int
     /// Keeps every row in the durable store, when there is one (`sluice URL...`; not the demo, not tests).
     let keeper: StoreKeeper?
 
@@ -34,8 +36,9 @@ public final class TransferApp: Sendable {
     public init(outputDirectory: String, concurrency: Int = 6, perHost: Int = .max,
                 configuration: SessionConfiguration = .default,
                 request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }, store: TaskStore? = nil,
-                retries: RetryPolicies = RetryPolicies()) {
+                retries: RetryPolicies = RetryPolicies(), split: Int = 1) {
         self.outputDirectory = outputDirectory
+        self.split = split
         makeRequest = request
         let keeper = store.map(StoreKeeper.init)
         self.keeper = keeper
@@ -52,15 +55,24 @@ public final class TransferApp: Sendable {
         self.session = session
         if let limit = configuration.maximumBytesPerSecond { inbox.post(.sessionRateLimit(limit)) }
         if let keeper { delegate.onCheckpoint.withLock { $0 = { keeper.checkpointed($0, $1) } } }
-        delegate.remake.withLock { $0 = { [weak session] managed, resumeData in session.map { Self.nextAttempt(of: managed, resumeData: resumeData, in: $0) } } }
+        delegate.remake.withLock { $0 = { [weak session] managed, resumeData in
+            session.map { Self.nextAttempt(of: managed, resumeData: resumeData, split: split, in: $0) }
+        } }
     }
 
     /// A new engine task for a row's next attempt: a download continues its partial file when it can.
-    private static func nextAttempt(of managed: ManagedTask, resumeData: Data?, in session: Session) -> SessionTask {
+    private static func nextAttempt(of managed: ManagedTask, resumeData: Data?, split: Int, in session: Session) -> SessionTask {
         guard managed.kind == .download else { return session.dataTask(with: managed.request) }
-        if let resumeData, let task = try? session.downloadTask(with: managed.request, resumeData: resumeData) { return task }
-        if let companions = managed.companions { return session.downloadTask(with: managed.request, partialFile: companions.partialPath) }
-        return session.downloadTask(with: managed.request)
+        let task: DownloadTask
+        if let resumeData, let resumed = try? session.downloadTask(with: managed.request, resumeData: resumeData) {
+            task = resumed
+        } else if let companions = managed.companions {
+            task = session.downloadTask(with: managed.request, partialFile: companions.partialPath)
+        } else {
+            task = session.downloadTask(with: managed.request)
+        }
+        if managed.companions != nil { task.split = max(task.split, split) }
+        return task
     }
 
     private static func allocator(_ keeper: StoreKeeper?) -> (@Sendable (String, TaskKind) -> Int?)? {
@@ -257,6 +269,9 @@ public final class TransferApp: Sendable {
             // A few frames a second while bytes flow; every event before then is folded into the model.
             if now &- lastDraw >= 200_000_000 {
                 model.apply(.tick(now))
+                if let id = model.selectedID, let download = delegate.task(id) as? DownloadTask, download.split > 1 {
+                    model.apply(.segments(id: id, download.ranges))
+                }
                 dirty = true
             }
             if dirty && now &- lastDraw >= 100_000_000 {

@@ -122,6 +122,8 @@ public struct Model: Equatable, Sendable {
             update(id) { $0.savedPath = path }
         case .note(let id, let text):
             update(id) { $0.note = text }
+        case .segments(let id, let segments):
+            update(id) { $0.segments = segments }
         case .sessionRateLimit(let limit):
             sessionRateLimit = limit
         case .taskRateLimit(let id, let limit):

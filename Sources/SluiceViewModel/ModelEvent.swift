@@ -13,6 +13,8 @@ public enum ModelEvent: Sendable {
     case note(id: Int, String)
     /// The rows waiting their turn, first first (every other row is not queued).
     case queueOrder([Int])
+    /// A split download's ranges as they stand (sampled a few times a second for the detail pane's map).
+    case segments(id: Int, [DownloadSegment])
     /// The whole session's receive limit changed (bytes per second; nil: none).
     case sessionRateLimit(Int64?)
     /// A task's own receive limit changed.

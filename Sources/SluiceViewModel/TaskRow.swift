@@ -54,6 +54,8 @@ public struct TaskRow: Equatable, Sendable {
     public var savedPath: String?
     /// Set while the task waits to be tried again after a failure.
     public var retry: RetryWait?
+    /// A split download's ranges, as last sampled (empty on one connection).
+    public var segments: [DownloadSegment] = []
     /// Its own receive limit, in bytes per second, when it has one.
     public var rateLimit: Int64?
     /// Its place in the queue (1 starts next) while it waits its turn, once the user has reordered the queue.

@@ -99,6 +99,22 @@ import Testing
         #expect(stored.state == .completed && stored.outcome == "saved" && stored.destination == dir.path + "/dropped.bin")
         #expect(stored.timeline.contains("retry 1/3"), "\(stored.timeline)")
     }
+
+    @Test func aSplitDownloadInTheUIRunsItsRangesAtOnceAndLandsWhole() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let path = "/ranged/8000000?rate=2000000&t=ui-split-\(UInt32.random(in: 0...UInt32.max))"
+        let app = TransferApp(outputDirectory: dir.path, split: 4)
+        guard case .success = app.add(server.url(path).absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        _ = await runToTheEnd(app)
+        #expect(server.mostConcurrentRanges(path) == 4, "four ranges at once: \(server.mostConcurrentRanges(path))")
+        let saved = try #require(dir.entries.first)
+        #expect(dir.entries.count == 1 && FileManager.default.contents(atPath: dir.path + "/" + saved) == pattern(8_000_000))
+    }
 }
 
 /// Lines printed from the app's loop, read by the test afterwards.

@@ -269,3 +269,16 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(m.row(8)?.fraction == 0.5)
     }
 }
+
+@Suite struct SegmentMapTests {
+    @Test func eachCellSaysWhetherItsBytesAreAllSomeOrNoneOnDisk() {
+        let segments = [
+            DownloadSegment(start: 0, end: 400, next: 400, isActive: false),   // done
+            DownloadSegment(start: 400, end: 800, next: 450, isActive: true),  // an eighth in
+            DownloadSegment(start: 800, end: 1000, next: 800, isActive: true), // nothing yet
+        ]
+        #expect(SegmentMap.text(segments, width: 10) == "████▒░░░░░")
+        #expect(SegmentMap.text(segments, width: 5, ascii: true) == "##+..")
+        #expect(SegmentMap.text([], width: 10) == "")
+    }
+}
