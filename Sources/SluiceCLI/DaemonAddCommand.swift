@@ -27,15 +27,22 @@ struct DaemonAddCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Save the URLs in this directory.", valueName: "dir"))
     var outputDir: String?
 
+    @Option(help: ArgumentHelp("Fetch each file as N ranges over N connections when its server accepts ranges.", valueName: "N"))
+    var split: Int?
+
     @Flag(help: "Add them as data tasks (their bodies are not saved; for watching the flow with sluice attach).")
     var data = false
 
     @OptionGroup var daemon: DaemonOptions
 
     mutating func run() throws {
+        let urls = ArgumentRuns.current.unfold(self.urls)
         guard !urls.isEmpty else { throw CLIFailure(code: 2, message: "nothing to add: give one or more URLs") }
         if output != nil && outputDir != nil { throw CLIFailure(code: 2, message: "give -o or --output-dir, not both") }
         if output != nil && urls.count > 1 { throw CLIFailure(code: 2, message: "-o names one file: give one URL, or use --output-dir") }
+        if let split, !(1...SplitOptions.maximum).contains(split) {
+            throw CLIFailure(code: 2, message: "--split takes 1 to \(SplitOptions.maximum) connections")
+        }
         if data && (output != nil || outputDir != nil) { throw CLIFailure(code: 2, message: "a data task saves nothing: -o and --output-dir are for downloads") }
         for url in urls where ParsedURL.parse(url) == nil {
             throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
@@ -48,6 +55,7 @@ struct DaemonAddCommand: ParsableCommand {
         let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
         for url in urls {
             var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
+            if let split { fields.append(("split", String(split))) }
             if let output { fields.append(("output", JSONText.quote(DaemonOptions.absolute(output)))) }
             else if !data { fields.append(("directory", JSONText.quote(directory))) }
             let body = "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"

@@ -27,7 +27,7 @@ public struct SluiceCommand: ParsableCommand {
         do {
             var arguments = Array(CommandLine.arguments.dropFirst())
             // Only the commands that take URL lists unfold them (`sluice URL...` is `open`).
-            let others = configuration.subcommands.map { $0._commandName }.filter { !["get", "open"].contains($0) }
+            let others = configuration.subcommands.map { $0._commandName }.filter { !["get", "open", "add"].contains($0) }
             if let first = arguments.first, !others.contains(first) {
                 let folded = ArgumentRuns.fold(arguments)
                 arguments = folded.arguments

@@ -7,17 +7,20 @@ import Foundation
 import SluiceTUI
 import SluiceViewModel
 
-/// `{"url": "...", "kind": "download"|"data", "output": "/abs/FILE"?, "directory": "/abs/DIR"?}`
+/// `{"url": "...", "kind": "download"|"data", "output": "/abs/FILE"?, "directory": "/abs/DIR"?, "split": N?}`
 public struct AddRequest: Sendable, Equatable {
     public let url: String
     public let kind: TaskKind
     public let destination: DownloadDestination?
+    /// Connections for a download's ranges (1 to 16); nil: the daemon's default.
+    public var split: Int? = nil
 
     private struct Body: Decodable {
         let url: String
         let kind: String?
         let output: String?
         let directory: String?
+        let split: Int?
     }
 
     public static func parse(_ data: Data) -> Result<AddRequest, DaemonFailure> {
@@ -38,8 +41,9 @@ public struct AddRequest: Sendable, Equatable {
         for path in [body.output, body.directory].compactMap({ $0 }) where !path.hasPrefix("/") {
             return .failure(DaemonFailure("\(Sanitized.text(path)) is not an absolute path"))
         }
+        if let split = body.split, !(1...16).contains(split) { return .failure(DaemonFailure("split is 1 to 16 connections")) }
         let destination = body.output.map(DownloadDestination.file) ?? body.directory.map(DownloadDestination.directory)
-        return .success(AddRequest(url: body.url, kind: kind, destination: destination))
+        return .success(AddRequest(url: body.url, kind: kind, destination: destination, split: body.split))
     }
 }
 

@@ -156,8 +156,8 @@ public final class DaemonHub: Sendable {
         return DaemonReply(200, TaskJSON.array(rows, now: now))
     }
 
-    public func add(url: String, kind: TaskKind, destination: DownloadDestination?) -> DaemonReply {
-        let added = kind == .download ? app.addDownload(url, to: destination ?? .directory(outputDirectory))
+    public func add(url: String, kind: TaskKind, destination: DownloadDestination?, split: Int? = nil) -> DaemonReply {
+        let added = kind == .download ? app.addDownload(url, to: destination ?? .directory(outputDirectory), split: split)
                                       : app.add(url, kind: .data)
         switch added {
         case .success(let id):

@@ -43,7 +43,8 @@ extension TransferApp {
     }
 
     /// Adds a download saved at `destination`; the row's id, or why not.
-    public func addDownload(_ text: String, to destination: DownloadDestination) -> Result<Int, AddError> {
+    /// `split`: connections for its ranges, else the app's `--split`.
+    public func addDownload(_ text: String, to destination: DownloadDestination, split: Int? = nil) -> Result<Int, AddError> {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
         if let running = delegate.downloadRow(for: url) { return .success(running) }
         let request = makeRequest(url)
@@ -55,7 +56,7 @@ extension TransferApp {
         }
         let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
             ?? session.downloadTask(with: request, partialFile: companions.partialPath)
-        task.split = max(task.split, split)
+        task.split = max(task.split, split ?? self.split)
         let managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .download), task: task, request: request,
                                   kind: .download, companions: companions)
         let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }

@@ -11,7 +11,10 @@ struct DaemonPartsTests {
         #expect(try download.get() == AddRequest(url: "http://h/a", kind: .download, destination: .file("/tmp/a")))
         let data = AddRequest.parse(Data(#"{"url":"http://h/a","kind":"data"}"#.utf8))
         #expect(try data.get() == AddRequest(url: "http://h/a", kind: .data, destination: nil))
+        let split = AddRequest.parse(Data(#"{"url":"http://h/a","directory":"/tmp","split":4}"#.utf8))
+        #expect(try split.get() == AddRequest(url: "http://h/a", kind: .download, destination: .directory("/tmp"), split: 4))
         for bad in [#"{"url":"http://h/a","output":"a"}"#, #"{"url":"http://h/a","kind":"upload"}"#,
+                    #"{"url":"http://h/a","split":0}"#, #"{"url":"http://h/a","split":17}"#,
                     #"{"url":"http://h/a","output":"/a","directory":"/b"}"#, #"{"url":"http://h/a","kind":"data","output":"/a"}"#,
                     #"{"output":"/a"}"#, "not json"] {
             #expect(throws: DaemonFailure.self) { try AddRequest.parse(Data(bad.utf8)).get() }
