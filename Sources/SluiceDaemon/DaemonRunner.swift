@@ -73,7 +73,20 @@ public enum DaemonRunner {
         } catch {
             throw DaemonFailure("cannot read the task store in \(paths.store): \(error)")
         }
-        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, store: store)
+        // The background session's cookies are kept with its store, as a browser's are: what a server set is sent
+        // again after a restart. Saved every half minute and at stop; a kill -9 loses at most the last half minute.
+        let cookies = CookieStorage()
+        let cookieFile = paths.store + "/cookies.txt"
+        do { try cookies.load(from: cookieFile) } catch { logger.warning("\(error.message); starting without cookies") }
+        var configuration = SessionConfiguration.default
+        configuration.httpCookieStorage = cookies
+        let saveCookies = DispatchSource.makeTimerSource(queue: .global())
+        saveCookies.schedule(deadline: .now() + 30, repeating: 30)
+        saveCookies.setEventHandler { try? cookies.save(to: cookieFile) }
+        saveCookies.resume()
+        defer { saveCookies.cancel() }
+        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs,
+                              configuration: configuration, store: store)
         let hub = DaemonHub(app: app, traceLine: traceLine, logger: logger)
         let resumed = app.restore(records)
         if resumed > 0 { logger.info("resuming \(resumed) unfinished download(s)") }
@@ -104,6 +117,7 @@ public enum DaemonRunner {
         app.waitUntilStopped(seconds: 10)
         app.session.invalidateAndCancel()
         store.flush()
+        do { try cookies.save(to: cookieFile) } catch { logger.warning("\(error.message)") }
         logger.info("stopped")
         return .stopped
     }

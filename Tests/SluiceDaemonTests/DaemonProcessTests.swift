@@ -95,6 +95,23 @@ struct DaemonProcessTests {
         }
     }
 
+    @Test func cookiesAreKeptWithTheDaemonsStoreAcrossARestart() async throws {
+        let server = try DaemonServers.shared()
+        try await withDaemon { fixture in
+            let set = server.url("/cookies/set?daemonkeep=yes&attributes=%3B%20Max-Age%3D3600").absoluteString
+            #expect(try await fixture.sluice(["add", "--data", set]).status == 0)
+            _ = try await fixture.waitForTasks { $0.count == 1 && $0[0]["outcome"] as? String == "finished" }
+            #expect(try await fixture.sluice(["stop"]).status == 0)
+            // A new daemon: the cookie comes from the file kept beside its store, not from memory.
+            let echo = server.url("/cookies").absoluteString
+            let added = try await fixture.sluice(["add", echo, "-o", fixture.output + "/echo.txt"])
+            #expect(added.status == 0, "\(added.error)")
+            _ = try await fixture.waitForTasks { $0.contains { $0["saved"] as? String == fixture.output + "/echo.txt" } }
+            let echoed = try String(contentsOfFile: fixture.output + "/echo.txt", encoding: .utf8)
+            #expect(echoed == "cookie: daemonkeep=yes\n", "\(echoed)")
+        }
+    }
+
     @Test func aSecondDaemonIsRefusedByTheLock() async throws {
         try await withDaemon { fixture in
             let started = try await fixture.sluice(["daemon"])
