@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libcurl for Swift: typed wrappers around the variadic setopt/getinfo calls.
@@ -51,10 +50,15 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // The durable store of tasks and their history: SQLite through GRDB, in WAL mode, writes batched.
+        // The system's libsqlite3 for Swift: its header and the one macro Swift cannot import.
+        .target(
+            name: "CSQLite",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
+        // The durable store of tasks and their history: SQLite through a thin wrapper, in WAL mode, writes batched.
         .target(
             name: "SluiceStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CSQLite"]
         ),
         // Command-line pieces that are worth testing without a process: trace encoding, options.
         .target(
