@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -52,10 +51,15 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // The durable store of tasks and their history: SQLite through GRDB, in WAL mode, writes batched.
+        // The system's libsqlite3 for Swift: its header and the one macro Swift cannot import.
+        .target(
+            name: "CSQLite",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
+        // The durable store of tasks and their history: SQLite through a thin wrapper, in WAL mode, writes batched.
         .target(
             name: "SluiceStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CSQLite"]
         ),
         // The background daemon: one TransferApp with no screen, served as HTTP/1.1 + JSON on a Unix socket.
         .target(

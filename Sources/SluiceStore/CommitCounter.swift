@@ -1,39 +1,19 @@
-// Counts the transactions that changed tasks and the rows they changed, as SQLite reports them to GRDB.
-import GRDB
+// Counts the store's own committed transactions that changed tasks, and the rows they changed.
 import Synchronization
 
-final class CommitCounter: TransactionObserver, Sendable {
-    private struct Counts {
-        var transactions = 0
-        var rows = 0
-        var uncommittedRows = 0
-    }
+final class CommitCounter: Sendable {
+    private let counts = Mutex(TaskStore.Statistics(transactions: 0, rowsWritten: 0))
 
-    private let counts = Mutex(Counts())
+    var statistics: TaskStore.Statistics { counts.withLock { $0 } }
 
-    var statistics: TaskStore.Statistics {
-        counts.withLock { TaskStore.Statistics(transactions: $0.transactions, rowsWritten: $0.rows) }
-    }
-
-    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        eventKind.tableName == "task"
-    }
-
-    func databaseDidChange(with event: DatabaseEvent) {
-        counts.withLock { $0.uncommittedRows += 1 }
-    }
-
-    func databaseDidCommit(_ db: Database) {
+    /// A transaction committed, having changed `rows` rows of `task` (the sum of its statements'
+    /// sqlite3_changes). One that changed none (a migration, an empty batch, an id reservation) is not a
+    /// write of tasks.
+    func committed(rows: Int) {
+        guard rows > 0 else { return }
         counts.withLock {
-            // A commit that touched no task (a migration, an empty batch) is not a write of the store's.
-            guard $0.uncommittedRows > 0 else { return }
             $0.transactions += 1
-            $0.rows += $0.uncommittedRows
-            $0.uncommittedRows = 0
+            $0.rowsWritten += rows
         }
-    }
-
-    func databaseDidRollback(_ db: Database) {
-        counts.withLock { $0.uncommittedRows = 0 }
     }
 }

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
+import CSQLite
 
 enum DamagedStore {
     /// Why the file at `path` cannot be used as it is, or nil when it is absent or sound. Looked at before the
@@ -19,15 +19,14 @@ enum DamagedStore {
         let count = read(fd, &header, header.count)
         close(fd)
         guard count == 16, header == Array("SQLite format 3\0".utf8) else { return "it is not an SQLite database" }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(10)
-        do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            let report = try queue.read { try String.fetchAll($0, sql: "PRAGMA quick_check") }
+        do throws(SQLiteError) {
+            let connection = try SQLiteConnection(path: path, readOnly: true)
+            let statement = try connection.prepare("PRAGMA quick_check")
+            var report: [String] = []
+            while try statement.step() { report.append(statement.text(0)) }
             return report == ["ok"] ? nil : "integrity check: " + report.prefix(3).joined(separator: "; ")
-        } catch let error as DatabaseError where isDamage(error, path: path) {
-            return error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        } catch where isDamage(error, path: path) {
+            return error.message
         } catch {
             return nil  // busy, or no memory: not the file's fault; opening the store reports it
         }
@@ -36,11 +35,11 @@ enum DamagedStore {
     /// Whether an error opening or checking the store means the file itself is bad, rather than busy or the
     /// disk full: only then is it moved aside, so a store another sluice has locked is never touched.
     static func isDamage(_ error: any Error, path: String) -> Bool {
-        guard let error = error as? DatabaseError else { return false }
-        switch error.resultCode {
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+        guard let error = error as? SQLiteError else { return false }
+        switch error.code {
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
             return true
-        case .SQLITE_CANTOPEN:
+        case SQLITE_CANTOPEN:
             // Unreadable: the file is there but cannot be opened as a database (a directory in its place,
             // no permission). A missing file that cannot be made is a directory problem, not damage.
             return access(path, F_OK) == 0

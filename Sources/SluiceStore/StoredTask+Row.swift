@@ -4,56 +4,58 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import GRDB
 
 extension StoredTask {
     /// The values of `StoreSchema.columns`, in that order.
-    var databaseValues: StatementArguments {
-        let values: [(any DatabaseValueConvertible)?] = [
-            url, method, Self.encodeHeaders(requestHeaders), kind.rawValue, state.rawValue, priority, destination,
-            partialPath, bytesReceived, bytesExpected, etag, lastModified, resumeData, createdAt, startedAt, endedAt,
-            statusCode, outcome, error, attempts, timeline,
+    var databaseValues: [SQLiteValue] {
+        [
+            .text(url), .text(method), .text(Self.encodeHeaders(requestHeaders)), .text(kind.rawValue),
+            .text(state.rawValue), SQLiteValue(priority), SQLiteValue(destination), SQLiteValue(partialPath),
+            .integer(bytesReceived), SQLiteValue(bytesExpected), SQLiteValue(etag), SQLiteValue(lastModified),
+            SQLiteValue(resumeData), .real(createdAt), SQLiteValue(startedAt), SQLiteValue(endedAt),
+            SQLiteValue(statusCode), SQLiteValue(outcome), SQLiteValue(error), SQLiteValue(attempts), .text(timeline),
         ]
-        return StatementArguments(values)
     }
 
-    init(row: Row) throws {
-        let id: Int64 = try row.decode(forColumn: "id")
-        let kindText: String = try row.decode(forColumn: "kind")
-        let stateText: String = try row.decode(forColumn: "state")
+    /// The task in the statement's current row, which `StoreSchema.selectSQL` chose.
+    init(row statement: SQLiteStatement) throws {
+        let row = RowReader(statement: statement, id: statement.int64(0))
+        let id = row.id
+        let kindText = try row.text("kind")
+        let stateText = try row.text("state")
         guard let kind = Kind(rawValue: kindText) else {
             throw StoreError.unreadableRow(id: id, column: "kind", value: kindText)
         }
         guard let state = State(rawValue: stateText) else {
             throw StoreError.unreadableRow(id: id, column: "state", value: stateText)
         }
-        let headersText: String = try row.decode(forColumn: "requestHeaders")
+        let headersText = try row.text("requestHeaders")
         guard let headers = Self.decodeHeaders(headersText) else {
             throw StoreError.unreadableRow(id: id, column: "requestHeaders", value: headersText)
         }
         self.init(
             id: id,
-            url: try row.decode(forColumn: "url"),
-            method: try row.decode(forColumn: "method"),
+            url: try row.text("url"),
+            method: try row.text("method"),
             requestHeaders: headers,
             kind: kind,
             state: state,
-            priority: try row.decode(forColumn: "priority"),
-            destination: try row.decode(forColumn: "destination"),
-            partialPath: try row.decode(forColumn: "partialPath"),
-            bytesReceived: try row.decode(forColumn: "bytesReceived"),
-            bytesExpected: try row.decode(forColumn: "bytesExpected"),
-            etag: try row.decode(forColumn: "etag"),
-            lastModified: try row.decode(forColumn: "lastModified"),
-            resumeData: try row.decode(forColumn: "resumeData"),
-            createdAt: try row.decode(forColumn: "createdAt"),
-            startedAt: try row.decode(forColumn: "startedAt"),
-            endedAt: try row.decode(forColumn: "endedAt"),
-            statusCode: try row.decode(forColumn: "statusCode"),
-            outcome: try row.decode(forColumn: "outcome"),
-            error: try row.decode(forColumn: "error"),
-            attempts: try row.decode(forColumn: "attempts"),
-            timeline: try row.decode(forColumn: "timeline")
+            priority: try row.int("priority"),
+            destination: row.optionalText("destination"),
+            partialPath: row.optionalText("partialPath"),
+            bytesReceived: try row.int64("bytesReceived"),
+            bytesExpected: row.optionalInt64("bytesExpected"),
+            etag: row.optionalText("etag"),
+            lastModified: row.optionalText("lastModified"),
+            resumeData: row.optionalBlob("resumeData"),
+            createdAt: try row.double("createdAt"),
+            startedAt: row.optionalDouble("startedAt"),
+            endedAt: row.optionalDouble("endedAt"),
+            statusCode: row.optionalInt64("statusCode").map { Int(truncatingIfNeeded: $0) },
+            outcome: row.optionalText("outcome"),
+            error: row.optionalText("error"),
+            attempts: try row.int("attempts"),
+            timeline: try row.text("timeline")
         )
     }
 
@@ -72,5 +74,48 @@ extension StoredTask {
             headers.append(StoredHeader(name: pair[0], value: pair[1]))
         }
         return headers
+    }
+}
+
+/// The columns of one row by name; a NULL where the schema allows none is an unreadable row, not a zero.
+private struct RowReader {
+    let statement: SQLiteStatement
+    let id: Int64
+
+    private func column(_ name: String) -> Int32 {
+        // The names are this file's own, all in StoreSchema.columns: a miss is a programming error.
+        guard let position = StoreSchema.position[name] else { preconditionFailure("no column \(name) in task") }
+        return position
+    }
+
+    private func present(_ name: String) throws -> Int32 {
+        let position = column(name)
+        guard !statement.isNull(position) else { throw StoreError.unreadableRow(id: id, column: name, value: "NULL") }
+        return position
+    }
+
+    func text(_ name: String) throws -> String { statement.text(try present(name)) }
+    func int64(_ name: String) throws -> Int64 { statement.int64(try present(name)) }
+    func int(_ name: String) throws -> Int { Int(truncatingIfNeeded: statement.int64(try present(name))) }
+    func double(_ name: String) throws -> Double { statement.double(try present(name)) }
+
+    func optionalText(_ name: String) -> String? {
+        let position = column(name)
+        return statement.isNull(position) ? nil : statement.text(position)
+    }
+
+    func optionalInt64(_ name: String) -> Int64? {
+        let position = column(name)
+        return statement.isNull(position) ? nil : statement.int64(position)
+    }
+
+    func optionalDouble(_ name: String) -> Double? {
+        let position = column(name)
+        return statement.isNull(position) ? nil : statement.double(position)
+    }
+
+    func optionalBlob(_ name: String) -> Data? {
+        let position = column(name)
+        return statement.isNull(position) ? nil : statement.blob(position)
     }
 }

@@ -1,7 +1,10 @@
 // The durable store of tasks: one SQLite file in WAL mode; inserts are immediate, updates and removals are
 // batched into one transaction at most every 500 ms on a thread of the store's own.
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
 import Dispatch
-import GRDB
 import Synchronization
 
 public final class TaskStore: Sendable {
@@ -22,11 +25,22 @@ public final class TaskStore: Sendable {
     /// moved aside.
     public let notice: String?
 
-    private let pool: DatabasePool
+    /// What only the writer touches.
+    private struct Writer {
+        let connection: SQLiteConnection
+        var unwritten = ReservedIDs()
+    }
+
+    // Two connections, each opened SQLITE_OPEN_NOMUTEX and used only under its own lock. The writer's is also
+    // used only on `writer` (or in deinit, when nothing else can run), so its lock is never contended: it is
+    // there so that the compiler checks the rule. Reads take the other, so `sluice history` in this process or
+    // a listing never waits for a batch (WAL lets a reader run while a writer commits).
+    private let writeSide: Mutex<Writer>
+    private let reader: Mutex<SQLiteConnection>
     private let counter = CommitCounter()
     private let batchInterval: Double
     private let pending = Mutex(PendingWrites())
-    /// Every batch is written here, never on the thread that queued it.
+    /// Every write is made here, never on the thread that queued it: one writer, in the order they came.
     private let writer = DispatchQueue(label: "sluice.store.writer")
 
     /// `$XDG_STATE_HOME/sluice`, else `~/.local/state/sluice`.
@@ -46,15 +60,17 @@ public final class TaskStore: Sendable {
         if let damage = DamagedStore.inspect(path) {
             aside = (try DamagedStore.moveAside(path), damage)
         }
+        let connection: SQLiteConnection
         do {
-            pool = try Self.open(path)
+            connection = try Self.openWriter(path)
         } catch where aside == nil && DamagedStore.isDamage(error, path: path) {
             // Damage the inspection could not see (it reads only what quick_check reads).
             aside = (try DamagedStore.moveAside(path), Self.reason(error))
-            pool = try Self.open(path)
+            connection = try Self.openWriter(path)
         }
+        writeSide = Mutex(Writer(connection: connection))
+        reader = Mutex(try Self.openReader(path))
         notice = aside.map { "the task store \(path) could not be read (\($0.why)); it was moved to \($0.to) and a new one started" }
-        pool.add(transactionObserver: counter, extent: .databaseLifetime)
     }
 
     deinit {
@@ -63,45 +79,113 @@ public final class TaskStore: Sendable {
         writeBatch(retrying: false)
     }
 
-    private static func open(_ path: String) throws -> DatabasePool {
-        var configuration = Configuration()
-        // Another sluice may be writing a batch; wait for it rather than fail.
-        configuration.busyMode = .timeout(10)
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try StoreSchema.migrate(pool)
-        return pool
+    /// The writer, in WAL mode with the schema brought up to date. It is released (closed) when this throws,
+    /// so that a damaged file can be moved aside.
+    private static func openWriter(_ path: String) throws -> SQLiteConnection {
+        let writer = try SQLiteConnection(path: path)
+        try StoreSchema.refuseNewer(writer)
+        try useWAL(writer)
+        // A commit is not an fsync in WAL mode: a kill -9 loses nothing committed, a power cut the last commits.
+        try writer.execute("PRAGMA synchronous = NORMAL")
+        try StoreSchema.migrate(writer)
+        return writer
+    }
+
+    /// Read-write, not read-only, so that whichever connection closes last can checkpoint the WAL into the file
+    /// and remove it; query_only keeps it to reading all the same.
+    private static func openReader(_ path: String) throws -> SQLiteConnection {
+        let reader = try SQLiteConnection(path: path)
+        try reader.execute("PRAGMA query_only = ON")
+        return reader
+    }
+
+    /// Switches the file to WAL, which is kept in the file once set. SQLite answers with the mode it kept when
+    /// it could not change it (another sluice making the same new store may hold the file at that moment), so
+    /// it is asked again until it has, for as long as the busy timeout (10 s).
+    private static func useWAL(_ connection: SQLiteConnection) throws {
+        var tries = 0
+        while true {
+            let mode = try connection.text("PRAGMA journal_mode = WAL")
+            if mode == "wal" { return }
+            tries += 1
+            guard tries < 1000 else {
+                throw SQLiteError(extendedCode: SQLITE_BUSY, message: "the store stayed in journal mode \(mode ?? "none"), not WAL")
+            }
+            usleep(10_000)
+        }
     }
 
     private static func reason(_ error: any Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? "SQLite error \(error.resultCode.rawValue)" }
+        if let error = error as? SQLiteError { return error.message }
         return "\(error)"
+    }
+
+    /// Runs `body` in one write transaction on the writer queue, counting the task rows it reports changed.
+    private func write<T: Sendable>(_ body: @Sendable (inout Writer) throws -> (result: T, rows: Int)) throws -> T {
+        try writer.sync {
+            try writeSide.withLock { side in
+                let (result, rows) = try side.connection.writeTransaction { try body(&side) }
+                counter.committed(rows: rows)
+                return result
+            }
+        }
     }
 
     /// Writes the task at once and returns it with its new id (any id it carried is ignored).
     public func insert(_ task: StoredTask) throws -> StoredTask {
-        var task = task
-        task.id = try pool.write { db in
-            try db.execute(sql: StoreSchema.insertSQL, arguments: task.databaseValues)
-            return db.lastInsertedRowID
-        }
-        return task
+        try insert([task])[0]
     }
 
     /// Writes the tasks at once in one transaction (the cost of adding many URLs at start is one commit, not
     /// one each) and returns them with their new ids, in order.
     public func insert(_ tasks: [StoredTask]) throws -> [StoredTask] {
-        try pool.write { db in
-            let insert = try db.cachedStatement(sql: StoreSchema.insertSQL)
-            return try tasks.map { task in
+        try write { side in
+            let insert = try side.connection.cached(StoreSchema.insertSQL)
+            var rows = 0
+            let inserted = try tasks.map { task in
                 var task = task
-                try insert.execute(arguments: task.databaseValues)
-                task.id = db.lastInsertedRowID
+                rows += try insert.run(task.databaseValues)
+                task.id = side.connection.lastInsertedID
                 return task
             }
+            return (inserted, rows)
         }
     }
 
-    /// Queues the task's new version; the next batch writes the latest one. A row that is gone stays gone.
+    /// Reserves `count` ids for rows to be written later with `update`, which makes each row on its first
+    /// write. In one write transaction: the ids start past both the largest id in the table and the last id
+    /// AUTOINCREMENT gave (sqlite_sequence, which remembers removed rows), and the sequence is moved past
+    /// them, so no other store on the file, and no later insert, is ever given one of them.
+    public func reserveIDs(_ count: Int) throws -> Range<Int64> {
+        precondition(count >= 0, "reserveIDs(\(count)): a negative count")
+        let ids = try write { side in
+            let last = try side.connection.int64("""
+                SELECT max(coalesce((SELECT max(id) FROM task), 0),
+                           coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'task'), 0))
+                """) ?? 0
+            // What AUTOINCREMENT answers when the largest id is taken.
+            guard last < Int64.max - Int64(count) else {
+                throw SQLiteError(extendedCode: SQLITE_FULL, message: "the store has no \(count) ids left past \(last)")
+            }
+            let ids = (last + 1)..<(last + 1 + Int64(count))
+            if count > 0 {
+                let end = SQLiteValue.integer(ids.upperBound - 1)
+                let moved = try side.connection.cached("UPDATE sqlite_sequence SET seq = ? WHERE name = 'task'").run([end])
+                if moved == 0 {
+                    // No row has been inserted yet: SQLite makes the table's entry on the first insert.
+                    try side.connection.cached("INSERT INTO sqlite_sequence (name, seq) VALUES ('task', ?)").run([end])
+                }
+            }
+            return (ids, 0)  // sqlite_sequence is SQLite's bookkeeping, not a task row
+        }
+        // Only once committed: ids a failed commit gave back may go to another store, whose rows an upsert here
+        // would overwrite.
+        writer.sync { writeSide.withLock { $0.unwritten.add(ids) } }
+        return ids
+    }
+
+    /// Queues the task's new version; the next batch writes the latest one. A row that is gone stays gone; a
+    /// row with an id `reserveIDs` gave and no row yet is made.
     public func update(_ task: StoredTask) {
         queue(.update(task), for: task.id)
     }
@@ -126,9 +210,7 @@ public final class TaskStore: Sendable {
     /// Every task, by priority, then id. What is queued is written first, so the list includes it.
     public func all() throws -> [StoredTask] {
         flush()
-        return try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM task ORDER BY priority, id").map(StoredTask.init(row:))
-        }
+        return try read(StoreSchema.selectSQL + "ORDER BY priority, id", [])
     }
 
     /// The tasks whose URL or destination contains `text` (ASCII letters in any case; nil or "" matches every
@@ -136,13 +218,23 @@ public final class TaskStore: Sendable {
     public func search(_ text: String?, limit: Int?) throws -> [StoredTask] {
         flush()
         let text = text.flatMap { $0.isEmpty ? nil : $0 }
-        return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM task
-                WHERE ?1 IS NULL OR instr(lower(url), lower(?1)) > 0 OR instr(lower(coalesce(destination, '')), lower(?1)) > 0
-                ORDER BY createdAt DESC, id DESC
-                LIMIT ?2
-                """, arguments: [text, limit.map { max(0, $0) } ?? -1]).map(StoredTask.init(row:))
+        return try read(StoreSchema.selectSQL + """
+            WHERE ?1 IS NULL OR instr(lower(url), lower(?1)) > 0 OR instr(lower(coalesce(destination, '')), lower(?1)) > 0
+            ORDER BY createdAt DESC, id DESC
+            LIMIT ?2
+            """, [SQLiteValue(text), .integer(Int64(limit.map { max(0, $0) } ?? -1))])
+    }
+
+    /// The tasks `sql` selects, read on the reader in one statement (one snapshot of the file).
+    private func read(_ sql: String, _ values: [SQLiteValue]) throws -> [StoredTask] {
+        try reader.withLock { connection in
+            let statement = try connection.cached(sql)
+            // Ends the read however it ends, so that its snapshot does not hold back the WAL's checkpoints.
+            defer { statement.reset() }
+            try statement.bind(values)
+            var tasks: [StoredTask] = []
+            while try statement.step() { tasks.append(try StoredTask(row: statement)) }
+            return tasks
         }
     }
 
@@ -161,20 +253,30 @@ public final class TaskStore: Sendable {
         let batch = pending.withLock { $0.take() }
         guard !batch.isEmpty else { return }
         do {
-            try pool.write { db in
-                // Compiled once per batch, not once per row: a batch can hold every task of a large queue.
-                let update = try db.cachedStatement(sql: StoreSchema.updateSQL)
-                let remove = try db.cachedStatement(sql: "DELETE FROM task WHERE id = ?")
-                for (id, change) in batch {
-                    switch change {
-                    case .update(let task):
-                        var arguments = task.databaseValues
-                        arguments += [id]
-                        try update.execute(arguments: arguments)
-                    case .remove:
-                        try remove.execute(arguments: [id])
+            try writeSide.withLock { side in
+                let rows = try side.connection.writeTransaction {
+                    // Compiled once, not once per row: a batch can hold every task of a large queue.
+                    let update = try side.connection.cached(StoreSchema.updateSQL)
+                    let upsert = try side.connection.cached(StoreSchema.upsertSQL)
+                    let remove = try side.connection.cached("DELETE FROM task WHERE id = ?")
+                    var rows = 0
+                    for (id, change) in batch {
+                        switch change {
+                        case .update(let task) where side.unwritten.contains(id):
+                            rows += try upsert.run([.integer(id)] + task.databaseValues)
+                        case .update(let task):
+                            // Not made when missing: a row removed in an earlier batch, by this store or
+                            // another, stays removed.
+                            rows += try update.run(task.databaseValues + [.integer(id)])
+                        case .remove:
+                            rows += try remove.run([.integer(id)])
+                        }
                     }
+                    return rows
                 }
+                counter.committed(rows: rows)
+                // Written or removed: a reserved id's later updates are ordinary ones.
+                for id in batch.keys { side.unwritten.remove(id) }
             }
             pending.withLock { $0.failure = nil }
         } catch {

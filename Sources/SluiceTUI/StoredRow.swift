@@ -49,10 +49,18 @@ enum StoredRow {
             }
         }
         task.timeline = row.timeline.map { entry in
-            let at = entry.time >= row.added ? String(format: "+%.3fs ", Double(entry.time - row.added) / 1e9) : ""
+            let at = entry.time >= row.added ? "+" + secondsText(nanoseconds: entry.time - row.added) + "s " : ""
             return at + entry.text
         }.joined(separator: "\n")
         return task
+    }
+
+    /// Seconds with three decimals ("1.250"), without Foundation's formatter (`String(format:)` is not in
+    /// FoundationEssentials).
+    static func secondsText(nanoseconds: UInt64) -> String {
+        let milliseconds = nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 >= 500_000 ? 1 : 0)
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     static func state(of row: TaskRow) -> StoredTask.State {
@@ -109,7 +117,9 @@ enum StoredRow {
         var message = text
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             code = TransferError.Code(rawValue: String(text[text.index(after: text.startIndex)..<close])) ?? .unknown
-            message = String(text[text.index(after: close)...]).trimmingCharacters(in: .whitespaces)
+            // Spaces and tabs, as CharacterSet.whitespaces (full Foundation) trimmed them; a newline stays.
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            message = String(text[text.index(after: close)...].drop(while: blank).reversed().drop(while: blank).reversed())
         }
         let fraction = expected.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil }
         return TaskFailure(code: code, message: message, bytes: bytes, fraction: fraction)
