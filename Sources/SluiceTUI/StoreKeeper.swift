@@ -24,15 +24,25 @@ final class StoreKeeper: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Ids the store reserved for this process and not yet given to a row.
+    private let reserved = Mutex<Range<Int64>>(0..<0)
+    /// How many ids one reservation takes: one write transaction per this many new rows.
+    private static let reservation = 256
 
     init(store: TaskStore) { self.store = store }
 
     /// A new row's id: the store's own, so that it names the same task in every later run and in `history`.
-    /// Nil when the store cannot write (the row then lives in this run only).
-    func allocate(url: String, kind: TaskKind) -> Int? {
-        let first = StoredTask(url: url, kind: kind == .download ? .download : .data, createdAt: Self.wallClock())
-        guard let stored = try? store.insert(first) else { return nil }
-        return Int(stored.id)
+    /// Ids come from blocks the store reserves (one write per 256 rows, none of them another process's); the row
+    /// itself is written with the next batch. Nil when the store cannot write (the row then lives in this run only).
+    func allocate() -> Int? {
+        reserved.withLock { ids -> Int? in
+            if ids.isEmpty {
+                guard let block = try? store.reserveIDs(Self.reservation) else { return nil }
+                ids = block
+            }
+            defer { ids = ids.dropFirst() }
+            return Int(ids.lowerBound)
+        }
     }
 
     /// A row to keep from now on: how it was asked for; `record` when the store already holds it.

@@ -44,6 +44,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var waits: UInt64 = 0
         /// Quitting: nothing starts again.
         var stopping = false
+        /// Rows whose completion the model may already show while the delegate has yet to decide on a retry.
+        var deciding: Set<Int> = []
 
         /// Lets go of a row's kept bytes; true when it had stopped keeping them for lack of room.
         mutating func release(_ id: Int) -> Bool {
@@ -65,12 +67,12 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Told of each checkpoint written, to keep it in the store as well.
     let onCheckpoint = Mutex<(@Sendable (Int, Data) -> Void)?>(nil)
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
-    private let allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)?
+    private let allocateRow: (@Sendable () -> Int?)?
 
     /// At most `concurrency` tasks transfer at once, `perHost` per server; the others wait in the order they were
     /// added.
     init(outputDirectory: String, concurrency: Int, perHost: Int = .max, keepTotalLimit: Int = 64 << 20,
-         retries: RetryPolicies = RetryPolicies(), allocateRow: (@Sendable (_ url: String, _ kind: TaskKind) -> Int?)? = nil,
+         retries: RetryPolicies = RetryPolicies(), allocateRow: (@Sendable () -> Int?)? = nil,
          post: @escaping @Sendable (ModelEvent) -> Void) {
         self.keepTotalLimit = keepTotalLimit
         retryPolicies = retries
@@ -81,8 +83,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     /// A new row id, for a task about to be tracked.
-    func newRow(url: String, kind: TaskKind) -> Int {
-        if let id = allocateRow?(url, kind) {
+    func newRow() -> Int {
+        if let id = allocateRow?() {
             state.withLock { $0.nextRow = max($0.nextRow, id + 1) }
             return id
         }
@@ -117,13 +119,15 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// The engine's event with the row's id in place of the task's (a conversion's new task gets its row here,
     /// just before its delegate call).
     func translate(_ record: TaskEventRecord) -> TaskEventRecord {
-        let (row, url) = state.withLock { s in
+        let row = state.withLock { s in
             let row = s.rowOfTask[record.taskIdentifier] ?? record.taskIdentifier
-            return (row, s.rows[row]?.request.url.absoluteString ?? "")
+            // Its completion is posted before the delegate decides on a retry: until then the row is not done.
+            if case .didCompleteWithError = record.event { s.deciding.insert(row) }
+            return row
         }
         var event = record.event
         if case .didBecomeDownloadTask(let newTask) = event {
-            let newRow = newRow(url: url, kind: .download)
+            let newRow = newRow()
             state.withLock { $0.rowOfTask[newTask] = newRow }
             event = .didBecomeDownloadTask(newRow)
         }
@@ -162,6 +166,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     var managesDownloads: Bool { state.withLock { $0.managesDownloads } }
+
+    /// A row that looks finished may still be tried again: a retry is being decided or waited for.
+    var hasRetriesInHand: Bool { state.withLock { !$0.deciding.isEmpty || !$0.waiting.isEmpty } }
 
     /// The row of the app's download of `url` that is still under way, if any.
     func downloadRow(for url: URL) -> Int? { state.withLock { $0.downloadRows[url] } }
@@ -350,9 +357,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                 }
             }
             if case .retry = decision {
-                s.retries[id] = ((s.retries[id]?.made ?? 0) + 1, s.retries[id]?.since ?? now)
-            } else if let url = managed?.request.url, s.downloadRows[url] == id {
-                s.downloadRows[url] = nil
+                s.retries[id] = ((s.retries[id]?.made ?? 0) + 1, s.retries[id]?.since ?? now)  // deciding until scheduled
+            } else {
+                s.deciding.remove(id)
+                if let url = managed?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             }
             return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision)
         }
@@ -387,6 +395,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     private func scheduleRetry(_ id: Int, after delay: Double, resumeData: Data?) {
         let wait = state.withLock { s -> UInt64? in
+            s.deciding.remove(id)
             guard !s.stopping else { return nil }
             s.waits += 1
             s.waiting[id] = (s.waits, resumeData)

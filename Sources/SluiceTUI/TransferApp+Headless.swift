@@ -57,7 +57,7 @@ extension TransferApp {
         let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
             ?? session.downloadTask(with: request, partialFile: companions.partialPath)
         task.split = max(task.split, split ?? self.split)
-        let managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .download), task: task, request: request,
+        let managed = ManagedTask(row: delegate.newRow(), task: task, request: request,
                                   kind: .download, companions: companions)
         let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
         keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .download,

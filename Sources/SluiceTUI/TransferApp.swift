@@ -75,9 +75,9 @@ public final class TransferApp: Sendable {
         return task
     }
 
-    private static func allocator(_ keeper: StoreKeeper?) -> (@Sendable (String, TaskKind) -> Int?)? {
+    private static func allocator(_ keeper: StoreKeeper?) -> (@Sendable () -> Int?)? {
         guard let keeper else { return nil }
-        return { url, kind in keeper.allocate(url: url, kind: kind) }
+        return { keeper.allocate() }
     }
 
     /// Adds a task, started now or when its turn comes: a data task (with `asks`, its response waits for the
@@ -88,7 +88,7 @@ public final class TransferApp: Sendable {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
         if kind == .download { return addDownload(text, to: .directory(outputDirectory)) }
         let request = makeRequest(url)
-        let managed = ManagedTask(row: delegate.newRow(url: url.absoluteString, kind: .data), task: session.dataTask(with: request), request: request)
+        let managed = ManagedTask(row: delegate.newRow(), task: session.dataTask(with: request), request: request)
         let headers = managed.task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
         keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .data, companions: nil,
                                                    createdAt: StoreKeeper.wallClock()))
@@ -314,7 +314,7 @@ public final class TransferApp: Sendable {
             if periodic { lastPrint = now }
             if stop.isSet { cancelAll() }
             // Every task posts its row before it starts, so the model alone says when all have completed.
-            if !unfinished && inbox.isEmpty { return }
+            if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return }
             usleep(50_000)
         }
     }
