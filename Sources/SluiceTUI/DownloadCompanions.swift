@@ -27,23 +27,32 @@ public struct DownloadCompanions: Sendable, Equatable {
     }
     public var name: String { target.lastIndex(of: "/").map { String(target[target.index(after: $0)...]) } ?? target }
 
-    /// A target for `suggested` in `directory` that no file and no other download's partial file uses: the name,
-    /// else name.1, name.2... The partial file is created here (exclusively), so two downloads of one name, even
-    /// in two processes, never share it.
-    public static func reserve(in directory: String, suggested: String?) -> Result<DownloadCompanions, PlacementError> {
+    /// Where a download of `url` named `suggested` goes in `directory`: an earlier run's unfinished download of the
+    /// same URL there is continued (its checkpoint returned), else the first free name (`name`, `name.1`...) whose
+    /// partial file this call creates exclusively, so no two downloads, even in two processes, share one. A partial
+    /// file under the plain name with no checkpoint (a run killed in its first second) is started over in place,
+    /// unless `isHeld` says a download of this process has it. Two system calls for a new name.
+    public static func claim(in directory: String, suggested: String?, url: String,
+                             isHeld: (String) -> Bool) -> Result<(DownloadCompanions, Data?), PlacementError> {
         let name = SafeFileName.sanitize(suggested)
+        var info = stat()
         for attempt in 0..<10_000 {
             let companions = DownloadCompanions(target: directory + "/" + SafeFileName.candidate(name, attempt: attempt))
-            var info = stat()
-            if lstat(companions.target, &info) == 0 { continue }
             let fd = open(companions.partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 close(fd)
-                return .success(companions)
+                guard lstat(companions.target, &info) != 0 else {  // the name is a file's already
+                    unlink(companions.partialPath)
+                    continue
+                }
+                return .success((companions, nil))
             }
-            if errno != EEXIST {
+            guard errno == EEXIST else {
                 return .failure(PlacementError(message: "cannot create \(companions.partialPath): \(String(cString: strerror(errno)))"))
             }
+            guard !isHeld(companions.target), lstat(companions.target, &info) != 0 else { continue }
+            if let resume = companions.loadResume(for: url) { return .success((companions, resume)) }
+            if attempt == 0, lstat(companions.resumePath, &info) != 0 { return .success((companions, nil)) }
         }
         return .failure(PlacementError(message: "no free name for \(name) in \(directory)"))
     }

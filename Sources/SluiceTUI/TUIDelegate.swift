@@ -31,6 +31,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var managesDownloads = false
         /// The app's downloads under way, by URL: the same URL added again is the same row.
         var downloadRows: [URL: Int] = [:]
+        /// The targets of the app's downloads (their partial files are theirs for as long as the app runs).
+        var targets: Set<String> = []
         var asking: Set<Int> = []
         var handlers: [Int: @Sendable (ResponseDisposition) -> Void] = [:]
         var kept: [Int: KeptBytes] = [:]
@@ -44,6 +46,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var waits: UInt64 = 0
         /// Quitting: nothing starts again.
         var stopping = false
+        /// Downloads with bytes on disk that no checkpoint names yet, and whether the sweep that writes them runs.
+        var due: Set<Int> = []
+        var sweeping = false
         /// Rows whose completion the model may already show while the delegate has yet to decide on a retry.
         var deciding: Set<Int> = []
 
@@ -102,6 +107,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             if managed.companions != nil {
                 s.managesDownloads = true
                 s.downloadRows[managed.request.url] = managed.row
+                if let target = managed.companions?.target { s.targets.insert(target) }
             }
             s.rowOfTask[managed.task.taskIdentifier] = managed.row
             s.nextRow = max(s.nextRow, managed.row + 1)
@@ -169,6 +175,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     /// A row that looks finished may still be tried again: a retry is being decided or waited for.
     var hasRetriesInHand: Bool { state.withLock { !$0.deciding.isEmpty || !$0.waiting.isEmpty } }
+
+    /// A download of this process has its partial file at `target` + .sluice-part.
+    func holds(target: String) -> Bool { state.withLock { $0.targets.contains(target) } }
 
     /// The row of the app's download of `url` that is still under way, if any.
     func downloadRow(for url: URL) -> Int? { state.withLock { $0.downloadRows[url] } }
@@ -267,48 +276,66 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     /// A managed download's resume state goes to disk (after the bytes it names) at most a second after bytes
     /// arrived: a kill -9 then loses at most the last second. Not with the first byte: a download that ends within
-    /// the second (most small files) never pays for the two fsyncs; and when bytes stop coming (a stalled server),
-    /// a timer writes what came.
+    /// the second (most small files) never pays for the two fsyncs. Bytes not yet checkpointed put the row in
+    /// `due`, which one sweep a second writes out, so a download whose bytes stop coming (a stalled server) keeps
+    /// what came; the sweep runs only while some row is due.
     private func checkpoint(_ task: DownloadTask, force: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
-        enum Next { case none, now(DownloadCompanions), later(UInt64) }
-        let next = state.withLock { s -> Next in
+        let (companions, startSweep) = state.withLock { s -> (DownloadCompanions?, Bool) in
             let id = s.row(of: task)
-            guard let managed = s.rows[id], let companions = managed.companions, managed.task === task else { return .none }
+            guard let managed = s.rows[id], let companions = managed.companions, managed.task === task else { return (nil, false) }
             if force || (managed.lastCheckpoint != 0 && now &- managed.lastCheckpoint >= Self.checkpointInterval) {
                 s.rows[id]?.lastCheckpoint = now
-                s.rows[id]?.checkpointDue = false
-                return .now(companions)
+                s.rows[id]?.hasCheckpoint = true
+                s.due.remove(id)
+                return (companions, false)
             }
             if managed.lastCheckpoint == 0 { s.rows[id]?.lastCheckpoint = now }
-            guard !managed.checkpointDue else { return .none }
-            s.rows[id]?.checkpointDue = true
-            let last = s.rows[id]?.lastCheckpoint ?? now
-            return .later(Self.checkpointInterval - min(Self.checkpointInterval, now &- last))
+            s.due.insert(id)
+            defer { s.sweeping = true }
+            return (nil, !s.sweeping)
         }
-        switch next {
-        case .none: return
-        case .now(let companions):
-            let id = state.withLock { $0.row(of: task) }
-            let told = onCheckpoint.withLock { $0 }
-            task.checkpoint { data in
-                guard let data else { return }
-                companions.saveResume(data)
-                told?(id, data)
-            }
-        case .later(let wait):
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [weak self, weak task] in
-                guard let self, let task, task.state != .completed,
-                      state.withLock({ $0.rows[$0.row(of: task)]?.checkpointDue ?? false }) else { return }
-                checkpoint(task, force: true)  // bytes came since the last checkpoint, and none has been written
-            }
+        if startSweep { scheduleSweep() }
+        guard let companions else { return }
+        let id = state.withLock { $0.row(of: task) }
+        let told = onCheckpoint.withLock { $0 }
+        task.checkpoint { data in
+            guard let data else { return }
+            companions.saveResume(data)
+            told?(id, data)
         }
     }
 
+    private func scheduleSweep() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(Self.checkpointInterval))) { [weak self] in
+            self?.sweep()
+        }
+    }
+
+    /// Checkpoints the rows whose bytes have waited a second; runs again while any row is due.
+    private func sweep() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (ready, again) = state.withLock { s -> ([DownloadTask], Bool) in
+            var ready: [DownloadTask] = []
+            for id in s.due {
+                guard let managed = s.rows[id], let task = managed.task as? DownloadTask, task.state != .completed else {
+                    s.due.remove(id)
+                    continue
+                }
+                if now &- managed.lastCheckpoint >= Self.checkpointInterval { ready.append(task) }
+            }
+            s.sweeping = !s.due.isEmpty
+            return (ready, s.sweeping)
+        }
+        for task in ready { checkpoint(task, force: true) }
+        if again { scheduleSweep() }
+    }
+
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
-        let (id, companions) = state.withLock { s in
+        let (id, companions, hasCheckpoint) = state.withLock { s in
             let id = s.row(of: downloadTask)
-            return (id, s.rows[id]?.companions)
+            s.due.remove(id)
+            return (id, s.rows[id]?.companions, s.rows[id]?.hasCheckpoint ?? false)
         }
         if let status = downloadTask.response?.statusCode, status >= 400, companions != nil {
             // An error page is not the file asked for: the row says which status, nothing is saved.
@@ -327,7 +354,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         }
         switch placed {
         case .success(let path):
-            companions?.removeResume()
+            if hasCheckpoint { companions?.removeResume() }  // a download that never wrote one has none to remove
             post(.saved(id: id, path: path))
         case .failure(let problem):
             post(.note(id: id, problem.message))
@@ -472,8 +499,8 @@ struct ManagedTask: Sendable {
     var companions: DownloadCompanions?
     /// When the resume state was last written (delegate queue only).
     var lastCheckpoint: UInt64 = 0
-    /// A checkpoint is scheduled for bytes that arrived since the last one.
-    var checkpointDue = false
+    /// A checkpoint of this download is on disk (written here, or left by an earlier run): remove it at the end.
+    var hasCheckpoint = false
     /// Its own receive limit, kept for its next attempts.
     var rateLimit: Int64?
 }

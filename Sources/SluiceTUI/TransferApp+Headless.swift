@@ -50,7 +50,7 @@ extension TransferApp {
         let request = makeRequest(url)
         let companions: DownloadCompanions
         var resumeData: Data?
-        switch Self.place(url: url, destination) {
+        switch place(url: url, destination) {
         case .success(let (found, data)): (companions, resumeData) = (found, data)
         case .failure(let problem): return .failure(problem)
         }
@@ -58,7 +58,7 @@ extension TransferApp {
             ?? session.downloadTask(with: request, partialFile: companions.partialPath)
         task.split = max(task.split, split ?? self.split)
         let managed = ManagedTask(row: delegate.newRow(), task: task, request: request,
-                                  kind: .download, companions: companions)
+                                  kind: .download, companions: companions, hasCheckpoint: resumeData != nil)
         let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
         keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .download,
                                                    companions: companions, createdAt: StoreKeeper.wallClock()))
@@ -70,17 +70,16 @@ extension TransferApp {
     }
 
     /// The companions of the download: an unfinished one of the same URL found there is continued.
-    private static func place(url: URL, _ destination: DownloadDestination) -> Result<(DownloadCompanions, Data?), AddError> {
+    private func place(url: URL, _ destination: DownloadDestination) -> Result<(DownloadCompanions, Data?), AddError> {
         switch destination {
         case .directory(let directory):
-            let name = TaskName.of(url: url.absoluteString)
-            if let found = DownloadCompanions.leftOver(in: directory, suggested: name, url: url.absoluteString) { return .success(found) }
-            return DownloadCompanions.reserve(in: directory, suggested: name)
-                .map { ($0, nil) }
+            return DownloadCompanions.claim(in: directory, suggested: TaskName.of(url: url.absoluteString), url: url.absoluteString,
+                                            isHeld: { delegate.holds(target: $0) })
                 .mapError { AddError(message: Sanitized.text($0.message)) }
         case .file(let path):
             let companions = DownloadCompanions(target: path)
-            if let found = DownloadCompanions.leftOver(in: companions.directory, suggested: companions.name, url: url.absoluteString),
+            if !delegate.holds(target: path),
+               let found = DownloadCompanions.leftOver(in: companions.directory, suggested: companions.name, url: url.absoluteString),
                found.0 == companions {
                 return .success(found)
             }

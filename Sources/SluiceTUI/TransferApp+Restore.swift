@@ -47,7 +47,7 @@ extension TransferApp {
             keeper?.keep(live.id, facts: facts, record: record)
             post(.restored(live))
             let managed = ManagedTask(row: live.id, task: task, request: task.originalRequest, kind: .download,
-                                      companions: companions)
+                                      companions: companions, hasCheckpoint: true)
             // A suspended task stays suspended (r resumes it); the others take their turn in the queue.
             if track(managed, queued: record.state != .suspended) { task.resume() }
             resumed += 1

@@ -41,6 +41,23 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir.path + "/c.bin") == pattern(300_000))
     }
 
+    @Test func twoURLsOfOneNameGetTwoFilesNeverOnePartialFile() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 1)  // the second waits: its partial file sits unwritten
+        let tag = UInt32.random(in: 0...UInt32.max)
+        for query in ["a=\(tag)", "b=\(tag)"] {
+            guard case .success = app.add(server.url("/bytes/300000?\(query)").absoluteString, kind: .download) else {
+                Issue.record("refused")
+                return
+            }
+        }
+        _ = await runToTheEnd(app)
+        #expect(dir.entries == ["300000", "300000.1"], "\(dir.entries)")
+        for name in dir.entries { #expect(FileManager.default.contents(atPath: dir.path + "/" + name) == pattern(300_000)) }
+    }
+
     @Test func aQueuedTaskMovedToTheFrontStartsNext() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
