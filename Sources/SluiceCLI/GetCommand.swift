@@ -66,6 +66,10 @@ struct GetCommand: ParsableCommand {
     mutating func run() throws {
         var texts = ArgumentRuns.current.unfold(urls)
         if let inputFile { texts += try URLList.read(inputFile) }
+        if texts.isEmpty, !splitOptions.mirrors.isEmpty {  // `sluice get -o FILE --mirrors A --mirrors B`: A leads
+            texts = [splitOptions.mirrors.removeFirst()]
+            splitOptions.splitGiven = splitOptions.splitGiven ?? min(SplitOptions.maximum, 1 + splitOptions.mirrors.count)
+        }
         guard !texts.isEmpty else { throw CLIFailure(code: 2, message: "no URL given (arguments or -i FILE)") }
         var targets: [URL] = []
         for text in texts {
@@ -75,8 +79,8 @@ struct GetCommand: ParsableCommand {
             targets.append(target)
         }
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
-        if (splitOptions.split > 1 || splitOptions.checksum != nil) && output == nil {
-            throw CLIFailure(code: 2, message: "--split and --checksum need -o FILE")
+        if (splitOptions.split > 1 || splitOptions.checksum != nil || !splitOptions.mirrors.isEmpty) && output == nil {
+            throw CLIFailure(code: 2, message: "--split, --mirrors and --checksum need -o FILE")
         }
         let recorder = try flowExport.recorder(urls: targets.count)
         do {
@@ -182,7 +186,10 @@ struct GetCommand: ParsableCommand {
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
                                         progress: trace ? nil : ProgressLine.ifTerminal())
-        let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
+        let mirrors = try splitOptions.mirrorURLs()
+        let notes = mirrors.isEmpty ? nil : MirrorNotes()
+        let session = Session(configuration: configuration, delegate: delegate,
+                              eventMonitor: notes.map { $0.monitor(then: monitor) } ?? monitor)
         let task: SessionTask
         if let resumeData, disposition == .allow {
             task = try session.downloadTask(withResumeData: resumeData)
@@ -191,7 +198,7 @@ struct GetCommand: ParsableCommand {
         } else {
             task = session.dataTask(with: request)  // the disposition decides at the response
         }
-        splitOptions.apply(to: task)
+        splitOptions.apply(to: task, mirrors: mirrors)
         if let checksum = splitOptions.checksum { delegate.verify = checksum.mismatch(at:) }
         FlowRecorder.observe(task)
         let interrupted = SignalTrap.run(stoppingWith: { task.stopKeepingResumeData() }) {
@@ -199,6 +206,7 @@ struct GetCommand: ParsableCommand {
             delegate.wait()
         }
         session.finishTasksAndInvalidate()
+        notes?.report()
 
         let name = file.name
         let resumeHint = delegate.keptPartial.map {

@@ -55,6 +55,8 @@ public enum TraceEncoder {
                        ("proxy", space.isProxy ? "true" : "false"), ("previousFailureCount", String(failures))]
         case .needNewBodyStream:
             break
+        case .mirrorDropped(let url, let reason):
+            fields += [("url", quote(url.absoluteString)), ("reason", quote(reason))]
         case .didReceiveInformationalResponse(let response):
             fields.append(("status", response.statusCode.map(String.init) ?? "null"))
             fields.append(("headers", object(response.headers)))

@@ -98,6 +98,17 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         set { splitSetting.store(max(1, newValue), ordering: .relaxed) }
     }
 
+    /// Other URLs of the same file (set before `resume()`): a split download spreads its ranges over its own URL
+    /// and these, each request to the one with the fewest. A mirror is trusted only while its answers agree with
+    /// the first response (a 206 of the same length and ETag, else Last-Modified); one that answers anything else
+    /// (an error status, another file, no connection) is dropped, its ranges go back to the others, and the event
+    /// stream gets `.mirrorDropped` with the reason. Used only when `split` is more than 1.
+    public var mirrors: [URL] {
+        get { mirrorList.withLock { $0 } }
+        set { mirrorList.withLock { $0 = newValue } }
+    }
+    private let mirrorList = Locked<[URL]>([])
+
     /// While a split download runs: its ranges in file order, how far each has come, which have a connection now.
     /// Empty for a download on one connection. Cheap enough to read a few times a second from any thread.
     public var ranges: [DownloadSegment] { publishedSegments.withLock { $0 } }
@@ -210,7 +221,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         // A split: this request ends here (its body unread) and the segments fetch the rest once it has.
         segmentPlan = SegmentedDownload.plan(
             for: response, method: originalRequest.method, connections: split, minimumPiece: minimumSegmentSize,
-            pending: resumedSegments, total: resumeFrom?.expectedLength)
+            pending: resumedSegments, total: resumeFrom?.expectedLength, mirrors: mirrors.count)
         if let plan = segmentPlan {
             if resumedSegments != nil, response.statusCode == 206 { resumedAt = plan.bytesDone }
             session.loop.send(.fail(taskIdentifier, TransferError(.cancelled, SegmentedDownload.handOffMessage)))
@@ -319,6 +330,11 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             emit(.didResumeAtOffset(offset: 0, expected: total))
             downloadTarget?.urlSession(session, downloadTask: self, didResumeAtOffset: 0, expectedTotalBytes: total)
         }
+    }
+
+    /// A mirror answered something other than its range of this file: the timeline says which and why.
+    func mirrorDropped(_ url: URL, reason: String) {
+        session.delegateQueue.async { [self] in emit(.mirrorDropped(url, reason: reason)) }
     }
 
     func segmentsEnded(_ error: TransferError?) {

@@ -17,12 +17,18 @@ struct SegmentPlan: Equatable, Sendable {
         /// Where the request for this segment ends (exclusive): past `end` after a steal.
         var requestedEnd: Int64
         var state: State
+        /// Where its request goes (while active) or last went: 0 is the download's own URL, 1... its mirrors.
+        var source = 0
+        /// The source its last request failed on, which its next request avoids while another one is left.
+        var avoid: Int?
         var remaining: Int64 { end - next }
     }
 
     enum Action: Equatable, Sendable {
         /// Request bytes `first...last` (inclusive, as a Range header says) for segment `id`.
-        case fetch(id: Int, first: Int64, last: Int64)
+        case fetch(id: Int, first: Int64, last: Int64, source: Int = 0)
+        /// Mirror `source` sends no more requests; the reason goes into the task's timeline.
+        case drop(source: Int, reason: String)
         /// The segment has its bytes but its request asked for more: end its connection.
         case stop(id: Int)
         /// Every byte is on disk.
@@ -40,11 +46,16 @@ struct SegmentPlan: Equatable, Sendable {
     private(set) var segments: [Segment] = []
     private(set) var retries = 0
     private var nextID = 0
+    /// How many URLs serve the file: the download's own (source 0, never dropped) and its mirrors.
+    let sources: Int
+    private(set) var droppedSources: Set<Int> = []
 
     /// `pending`: the ranges still to fetch, `[start, end)` each (the whole file for a fresh download).
-    init(total: Int64, connections: Int, minimumPiece: Int64, pending: [(Int64, Int64)], retryLimit: Int = 5) {
+    init(total: Int64, connections: Int, minimumPiece: Int64, pending: [(Int64, Int64)], retryLimit: Int = 5,
+         sources: Int = 1) {
         self.total = total
         self.connections = max(1, connections)
+        self.sources = max(1, sources)
         self.minimumPiece = max(1, minimumPiece)
         self.retryLimit = retryLimit
         for (start, end) in pending where start < end && start >= 0 && end <= total {
@@ -101,7 +112,26 @@ struct SegmentPlan: Equatable, Sendable {
         }
         segments[i].state = .pending
         segments[i].requestedEnd = segments[i].end
+        segments[i].avoid = segments[i].source
         return refill()
+    }
+
+    /// Segment `id`'s source sent something other than its range of this file (an error status, another file,
+    /// no answer at all): a mirror is dropped, and every range it was fetching goes back to the other sources
+    /// (not counted as a retry: the ranges did nothing wrong). Source 0, the download's own URL, is not dropped:
+    /// its failure counts as `ended` does.
+    mutating func sourceFailed(_ id: Int, reason: String) -> [Action] {
+        guard let i = index(id), segments[i].state == .active else { return [] }
+        let source = segments[i].source
+        guard source != 0 else { return ended(id, failure: reason) }
+        droppedSources.insert(source)
+        var actions: [Action] = [.drop(source: source, reason: reason)]
+        for k in segments.indices where segments[k].state == .active && segments[k].source == source {
+            actions.append(.stop(id: segments[k].id))
+            segments[k].state = .pending
+            segments[k].requestedEnd = segments[k].end
+        }
+        return actions + refill()
     }
 
     /// A connection answered with the whole body (the server ignored the range, or If-Range found the file
@@ -110,7 +140,8 @@ struct SegmentPlan: Equatable, Sendable {
     mutating func wholeBodyArrived(_ id: Int, newTotal: Int64) -> (plan: SegmentPlan, actions: [Action]) {
         let others = segments.filter { $0.state == .active && $0.id != id }.map { Action.stop(id: $0.id) }
         var plan = SegmentPlan(total: newTotal, connections: 1, minimumPiece: minimumPiece, pending: [(0, newTotal)],
-                               retryLimit: retryLimit)
+                               retryLimit: retryLimit, sources: sources)
+        plan.droppedSources = droppedSources
         plan.nextID = nextID
         plan.segments = newTotal > 0 ? [Segment(id: id, start: 0, end: newTotal, next: 0, requestedEnd: newTotal, state: .active)] : []
         plan.retries = retries
@@ -131,8 +162,10 @@ struct SegmentPlan: Equatable, Sendable {
             segments[victim].end = cut
             let id = nextID
             nextID += 1
-            segments.append(Segment(id: id, start: cut, end: tail, next: cut, requestedEnd: tail, state: .active))
-            actions.append(.fetch(id: id, first: cut, last: tail - 1))
+            let source = leastLoadedSource(avoiding: nil)
+            segments.append(Segment(id: id, start: cut, end: tail, next: cut, requestedEnd: tail, state: .active,
+                                    source: source))
+            actions.append(.fetch(id: id, first: cut, last: tail - 1, source: source))
         }
         return actions
     }
@@ -140,11 +173,22 @@ struct SegmentPlan: Equatable, Sendable {
     private mutating func activatePending() -> [Action] {
         var actions: [Action] = []
         for i in segments.indices where segments[i].state == .pending && activeCount < connections {
+            segments[i].source = leastLoadedSource(avoiding: segments[i].avoid)
             segments[i].state = .active
             segments[i].requestedEnd = segments[i].end
-            actions.append(.fetch(id: segments[i].id, first: segments[i].next, last: segments[i].end - 1))
+            actions.append(.fetch(id: segments[i].id, first: segments[i].next, last: segments[i].end - 1,
+                                  source: segments[i].source))
         }
         return actions
+    }
+
+    /// The live source with the fewest active requests, the lowest number first (so a fresh start goes round
+    /// robin); `avoiding` is skipped while another live source is left.
+    private func leastLoadedSource(avoiding: Int?) -> Int {
+        let live = (0..<sources).filter { !droppedSources.contains($0) }
+        let candidates = live.count > 1 ? live.filter { $0 != avoiding } : live
+        let load = { (source: Int) in segments.filter { $0.state == .active && $0.source == source }.count }
+        return candidates.min { (load($0), $0) < (load($1), $1) } ?? 0
     }
 
     private func largestActive() -> Int? {

@@ -23,7 +23,13 @@ final class SegmentedDownload: @unchecked Sendable {
     private let session: Session
     private let request: Request
     private let validator: String?
+    /// The request for each source: the download's own URL first, then its mirrors.
+    private let sources: [Request]
+    /// What a mirror's answer must agree with: the first response's length and validator.
+    private let check: MirrorCheck
     private var requests: [Int: DataTask] = [:]  // segment id -> its request
+    /// Segments whose current request was answered with their range (a mirror failing before that is dropped).
+    private var answered: Set<Int> = []
     private var suspended = false
     private var isOver = false
     private var lastFailure: TransferError?
@@ -32,11 +38,14 @@ final class SegmentedDownload: @unchecked Sendable {
 
     /// Whether this response allows a split, and the plan if so. `pending`: a resumed split download's ranges,
     /// honoured when the server answered their Range with 206.
+    /// `mirrors`: how many other URLs may serve ranges (none are used when the response has no validator).
     static func plan(for response: Response, method: String, connections: Int, minimumPiece: Int64,
-                     pending: [(Int64, Int64)]?, total: Int64?) -> SegmentPlan? {
+                     pending: [(Int64, Int64)]?, total: Int64?, mirrors: Int = 0) -> SegmentPlan? {
         guard method.uppercased() == "GET", let status = response.statusCode else { return nil }
+        let sources = MirrorCheck.validator(of: response) == nil ? 1 : 1 + mirrors
         if status == 206, let pending, let total {
-            return SegmentPlan(total: total, connections: connections, minimumPiece: minimumPiece, pending: pending)
+            return SegmentPlan(total: total, connections: connections, minimumPiece: minimumPiece, pending: pending,
+                               sources: sources)
         }
         let length = response.expectedContentLength
         guard status == 200, connections > 1, length >= 2 * minimumPiece,
@@ -44,7 +53,8 @@ final class SegmentedDownload: @unchecked Sendable {
                 .contains(where: { String($0).trimmedSpaces() == "bytes" }) == true else { return nil }
         // A coded body's ranges are ranges of the coding, which libcurl decodes as one stream.
         if let coding = response.headers["Content-Encoding"], coding.lowercased() != "identity" { return nil }
-        return SegmentPlan(total: length, connections: connections, minimumPiece: minimumPiece, pending: [(0, length)])
+        return SegmentPlan(total: length, connections: connections, minimumPiece: minimumPiece, pending: [(0, length)],
+                           sources: sources)
     }
 
     init(download: DownloadTask, file: DownloadFile, plan: SegmentPlan, response: Response, writer: DispatchQueue) {
@@ -64,11 +74,32 @@ final class SegmentedDownload: @unchecked Sendable {
         self.request = request
         let etag = response.headers["ETag"]
         validator = etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? response.headers["Last-Modified"]
+        check = MirrorCheck(total: plan.total, validator: MirrorCheck.validator(of: response))
+        sources = [request] + download.mirrors.map { Self.request(request, for: $0) }
+    }
+
+    /// A mirror gets the download's request with its own URL; credentials and cookies the caller set for the
+    /// download's server stay with that server (the session's cookie storage adds the mirror's own).
+    static func request(_ base: Request, for mirror: URL) -> Request {
+        var request = base
+        request.url = mirror
+        let sameOrigin = mirror.scheme?.lowercased() == base.url.scheme?.lowercased()
+            && mirror.host?.lowercased() == base.url.host?.lowercased() && mirror.port == base.url.port
+        if !sameOrigin {
+            request.headers.remove("Authorization")
+            request.headers.remove("Cookie")
+        }
+        return request
     }
 
     // MARK: Driven by the download (writer queue)
 
-    func start() { perform(plan.start()) }
+    func start() {
+        if check.validator == nil {
+            for mirror in sources.dropFirst() { download.mirrorDropped(mirror.url, reason: MirrorCheck.noValidator) }
+        }
+        perform(plan.start())
+    }
 
     func suspend() {
         suspended = true
@@ -86,6 +117,15 @@ final class SegmentedDownload: @unchecked Sendable {
 
     fileprivate func responseArrived(_ id: Int, _ task: DataTask, _ response: Response) -> ResponseDisposition {
         guard !isOver, requests[id] === task, let segment = plan.segment(id) else { return .cancel }
+        if segment.source > 0 {
+            if let problem = check.problem(with: response, first: segment.next) {
+                requests[id] = nil
+                perform(plan.sourceFailed(id, reason: problem))
+                return .cancel
+            }
+            answered.insert(id)
+            return .allow
+        }
         switch response.statusCode {
         case 206:
             guard let range = response.headers["Content-Range"].flatMap(ContentRange.parse), range.first == segment.next,
@@ -140,8 +180,11 @@ final class SegmentedDownload: @unchecked Sendable {
     fileprivate func ended(_ id: Int, _ task: DataTask, _ error: TransferError?) {
         guard !isOver, requests[id] === task else { return }
         requests[id] = nil
+        guard let segment = plan.segment(id), segment.state == .active else { return }  // it has all its bytes
+        if segment.source > 0, !answered.contains(id) {  // refused, unreachable, timed out: nothing came
+            return perform(plan.sourceFailed(id, reason: error?.message ?? "ended before answering"))
+        }
         if let error, error.code != .cancelled { lastFailure = error }
-        guard plan.segment(id)?.state == .active else { return }  // it has all its bytes
         perform(plan.ended(id, failure: (error ?? lastFailure)?.message))
     }
 
@@ -150,8 +193,9 @@ final class SegmentedDownload: @unchecked Sendable {
     private func perform(_ actions: [SegmentPlan.Action]) {
         for action in actions where !isOver {
             switch action {
-            case .fetch(let id, let first, let last):
-                var request = request
+            case .fetch(let id, let first, let last, let source):
+                var request = self.source(source)
+                answered.remove(id)
                 request.headers.set("Range", "bytes=\(first)-\(last)")
                 if let validator { request.headers.set("If-Range", validator) }
                 let task = session.dataTask(with: request)
@@ -160,12 +204,20 @@ final class SegmentedDownload: @unchecked Sendable {
                 if !suspended { task.resume() }
             case .stop(let id):
                 requests.removeValue(forKey: id)?.cancel()
+            case .drop(let source, let reason):
+                download.mirrorDropped(self.source(source).url, reason: reason)
             case .complete:
                 finish(nil)
             case .fail(let message):
                 finish(lastFailure ?? TransferError(.networkConnectionLost, message, failingURL: request.url))
             }
         }
+    }
+
+    /// The request for a source; the mirrors were read twice (for the plan, then here), so a list changed in
+    /// between (the documentation says before `resume()`) falls back to the task's own URL rather than trapping.
+    private func source(_ index: Int) -> Request {
+        sources.indices.contains(index) ? sources[index] : request
     }
 
     private func finish(_ error: TransferError?) {

@@ -31,6 +31,9 @@ public enum TaskEvent: Sendable, Equatable {
     case needNewBodyStream
     /// A 1xx response before the final one.
     case didReceiveInformationalResponse(Response)
+    /// A split download stopped using this mirror (`DownloadTask.mirrors`), for this reason; its ranges went back
+    /// to the other URLs. Not a delegate call: the delegate still sees one download.
+    case mirrorDropped(URL, reason: String)
 
     /// The delegate method's short name, as `--trace` prints it.
     public var name: String {
@@ -52,6 +55,7 @@ public enum TaskEvent: Sendable, Equatable {
         case .challengeAnswer: "challengeAnswer"
         case .didReceiveInformationalResponse: "didReceiveInformationalResponse"
         case .needNewBodyStream: "needNewBodyStream"
+        case .mirrorDropped: "mirrorDropped"
         }
     }
 }

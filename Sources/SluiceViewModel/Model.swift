@@ -210,7 +210,7 @@ public struct Model: Equatable, Sendable {
             case .redirectAnswer(let followed):
                 if let followed { row.redirectedTo = followed.absoluteString }
             case .didFinishDownloadingTo, .willPerformHTTPRedirection, .didReceiveChallenge, .challengeAnswer,
-                 .didReceiveInformationalResponse, .needNewBodyStream:
+                 .didReceiveInformationalResponse, .needNewBodyStream, .mirrorDropped:
                 break  // the timeline shows them
             case .didCompleteWithError(let error):
                 row.awaitingDisposition = false

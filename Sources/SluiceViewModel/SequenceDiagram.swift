@@ -156,6 +156,10 @@ public struct SequenceDiagram: Equatable, Sendable {
                 reply(.server, task, t, [status + " (informational)", status])
             case .needNewBodyStream:
                 call(task, .delegate, t, ["urlSession(_:task:needNewBodyStream:)", "needNewBodyStream", "stream?"])
+            case .mirrorDropped(let url, let reason):
+                let host = SequenceText.clip(Sanitized.text(url.host ?? url.absoluteString), to: 40)
+                note(t, ["mirror \(host) dropped: " + SequenceText.clip(Sanitized.text(reason), to: 120),
+                         "mirror \(host) dropped", "mirror dropped"])
             case .didBecomeDownloadTask(let id):
                 out.append(SequenceStep(.call, from: task, to: .delegate, at: t,
                                         labels: ["urlSession(_:dataTask:didBecome:) download task \(id)", "didBecome downloadTask \(id)", "→ #\(id)"],

@@ -57,6 +57,8 @@ public struct TimelineEntry: Equatable, Sendable {
         case .challengeAnswer(let disposition): return entry(disposition)
         case .didReceiveInformationalResponse(let r): return entry(r.statusCode.map(String.init) ?? "-")
         case .needNewBodyStream: return entry("")
+        case .mirrorDropped(let url, let reason):
+            return entry(Sanitized.text(url.absoluteString) + ": " + Sanitized.text(reason))
         }
     }
 

@@ -74,6 +74,12 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(row?.redirectedTo == "http://a.test/%1B%5B2J", "the last redirect followed")
     }
 
+    @Test func aDroppedMirrorShowsInTheTimelineWithItsReasonSanitized() {
+        let mirror = URL(string: "http://m.test/f")!
+        let row = model([added, record(1, .mirrorDropped(mirror, reason: "serves another file (ETag \"\u{1B}[2J\", not \"v1\")"), at: 1)]).row(1)
+        #expect(row?.timeline.map(\.text) == ["mirrorDropped http://m.test/f: serves another file (ETag \"\\x1b[2J\", not \"v1\")"])
+    }
+
     @Test func rateComesFromAWindowOfSecondsAndFallsWhenBytesStop() {
         var m = model([added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response(length: 100_000_000)), at: 0),
                        record(1, .disposition(.allow), at: 0)])
