@@ -393,9 +393,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         }
         if case .retry(let delay, let attempt, let of, let reason) = decision {
             if let companions, let data = error?.resumeData { companions.saveResume(data) }
-            scheduleRetry(id, after: delay, resumeData: error?.resumeData ?? companions?.loadResume(for: task.originalRequest.url.absoluteString))
+            // Posted before the wait starts, so that a wait of 0 cannot start the next attempt ahead of it.
             post(.retrying(id: id, attempt: attempt, of: of, at: DispatchTime.now().uptimeNanoseconds + UInt64(delay * 1e9),
                            reason: reason))
+            scheduleRetry(id, after: delay, resumeData: error?.resumeData ?? companions?.loadResume(for: task.originalRequest.url.absoluteString))
         } else if let companions {
             if let data = error?.resumeData {
                 companions.saveResume(data)
