@@ -19,10 +19,12 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("curl")]
         ),
+        // The one lock type (a pthread mutex, which ThreadSanitizer sees), for every module that locks.
+        .target(name: "SluiceLock"),
         // The URLSession-style engine on libcurl's multi interface.
         .target(
             name: "SluiceEngine",
-            dependencies: ["CCurl"]
+            dependencies: ["CCurl", "SluiceLock"]
         ),
         // The engine's events reduced to plain UI state: rows, rates, timelines, selection, sort, filter.
         .target(
@@ -39,7 +41,7 @@ let package = Package(
         // The terminal UI: a pure renderer and key handler, themes, and the one file that calls curses.
         .target(
             name: "SluiceTUI",
-            dependencies: ["SluiceViewModel", "SluiceEngine", "SluiceStore", "CNcurses"]
+            dependencies: ["SluiceViewModel", "SluiceEngine", "SluiceStore", "SluiceLock", "CNcurses"]
         ),
         // A misbehaving-on-purpose HTTP server on 127.0.0.1 for tests and `sluice demo`.
         .target(
@@ -59,7 +61,7 @@ let package = Package(
         // The durable store of tasks and their history: SQLite through a thin wrapper, in WAL mode, writes batched.
         .target(
             name: "SluiceStore",
-            dependencies: ["CSQLite"]
+            dependencies: ["CSQLite", "SluiceLock"]
         ),
         // The background daemon: one TransferApp with no screen, served as HTTP/1.1 + JSON on a Unix socket.
         .target(
@@ -69,6 +71,7 @@ let package = Package(
                 "SluiceViewModel",
                 "SluiceTUI",
                 "SluiceStore",
+                "SluiceLock",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -107,11 +110,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceEngineTests",
-            dependencies: ["SluiceEngine", "SluiceScenarioServer"]
+            dependencies: ["SluiceEngine", "SluiceScenarioServer", "SluiceLock"]
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer", "SluiceStore", "SluiceTUI"]
+            dependencies: ["SluiceCLI", "SluiceEngine", "SluiceViewModel", "SluiceScenarioServer", "SluiceStore", "SluiceTUI", "SluiceLock"]
         ),
         // A process that writes to a store until it is killed, for the crash test (run by SluiceStoreTests).
         .executableTarget(
@@ -121,21 +124,21 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceStoreTests",
-            dependencies: ["SluiceStore", "sluice-store-child"]
+            dependencies: ["SluiceStore", "sluice-store-child", "SluiceLock"]
         ),
         // Start the real `sluice` binary as a daemon on a scratch runtime directory and drive it through its socket.
         .testTarget(
             name: "SluiceDaemonTests",
-            dependencies: ["SluiceDaemon", "SluiceTUI", "SluiceScenarioServer"]
+            dependencies: ["SluiceDaemon", "SluiceTUI", "SluiceScenarioServer", "SluiceLock"]
         ),
         .testTarget(
             name: "SluiceTUITests",
-            dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine"],
+            dependencies: ["SluiceTUI", "SluiceViewModel", "SluiceEngine", "SluiceLock"],
             exclude: ["Snapshots"]  // text fixtures read by path
         ),
         .testTarget(
             name: "SluiceViewModelTests",
-            dependencies: ["SluiceViewModel", "SluiceEngine"]
+            dependencies: ["SluiceViewModel", "SluiceEngine", "SluiceLock"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,7 +6,7 @@ import Logging
 import SluiceEngine
 import SluiceTUI
 import SluiceViewModel
-import Synchronization
+import SluiceLock
 
 /// What a request gets back: an HTTP status and a JSON body.
 public struct DaemonReply: Sendable, Equatable {
@@ -47,7 +47,7 @@ public final class DaemonHub: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// `traceLine` is `TraceEncoder.line`, which lives with the command line.
     public init(app: TransferApp, traceLine: @escaping @Sendable (TaskEventRecord, UInt64) -> String, logger: Logger) {

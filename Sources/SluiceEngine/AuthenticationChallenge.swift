@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SluiceLock
 
 public enum AuthenticationMethod: String, Sendable, Hashable {
     case basic, digest, bearer

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import SluiceLock
 
 final class BufferPool: Sendable {
     let size: Int

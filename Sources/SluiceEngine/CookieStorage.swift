@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceLock
 
 public enum CookieAcceptPolicy: String, Sendable {
     case always

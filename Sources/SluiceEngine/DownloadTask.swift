@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import Synchronization
+import SluiceLock
 
 /// Bytes are written on the task's own serial writer queue, so a slow disk never blocks the transfer loop or
 /// the delegate queue; the session's buffer limit bounds what waits for the disk.

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import SluiceLock
 
 extension Session {
     /// The whole body and the response. Cancelling the calling Swift task cancels the transfer. `delegate`

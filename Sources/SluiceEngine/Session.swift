@@ -9,6 +9,7 @@ import Dispatch
 import Glibc
 #endif
 import Synchronization
+import SluiceLock
 
 public final class Session: Sendable {
     /// A session with the default configuration and no delegate, for completion-handler and async use.

@@ -9,6 +9,7 @@ import Glibc
 #endif
 import Dispatch
 import Synchronization
+import SluiceLock
 
 /// Shared by data, download and upload tasks. Thread-safe: public state sits behind a lock or in
 /// atomics; the fields marked "delegate queue only" are touched from the session's serial delegate queue alone.

@@ -10,6 +10,7 @@ import Glibc
 #endif
 import Dispatch
 import Synchronization
+import SluiceLock
 
 /// Other threads talk to the loop only through `send`: commands queue behind a lock and
 /// `curl_multi_wakeup` (the one multi call that is safe from any thread) interrupts the poll. Once the loop has

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import SluiceLock
 
 /// Write with `write(_:)` (it suspends while `capacity` bytes wait to be sent), then call `finish()`.
 /// The engine reads from the transfer loop and pauses the upload, not the thread, while the stream is empty.

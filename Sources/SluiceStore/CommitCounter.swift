@@ -1,8 +1,8 @@
 // Counts the store's own committed transactions that changed tasks, and the rows they changed.
-import Synchronization
+import SluiceLock
 
 final class CommitCounter: Sendable {
-    private let counts = Mutex(TaskStore.Statistics(transactions: 0, rowsWritten: 0))
+    private let counts = Locked(TaskStore.Statistics(transactions: 0, rowsWritten: 0))
 
     var statistics: TaskStore.Statistics { counts.withLock { $0 } }
 

@@ -5,7 +5,7 @@ import Glibc
 import CSQLite
 
 /// Opened with SQLITE_OPEN_NOMUTEX, so SQLite takes no lock of its own: whoever holds a connection must keep
-/// it to one thread at a time. `TaskStore` keeps each of its two in a Mutex (and the writer's on one queue).
+/// it to one thread at a time. `TaskStore` keeps each of its two in a lock (`Locked`) (and the writer's on one queue).
 /// Not Sendable, so the compiler holds every other user to the same.
 final class SQLiteConnection {
     let handle: OpaquePointer

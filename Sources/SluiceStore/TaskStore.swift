@@ -5,7 +5,7 @@ import Glibc
 #endif
 import CSQLite
 import Dispatch
-import Synchronization
+import SluiceLock
 
 public final class TaskStore: Sendable {
     /// What SQLite reported writing: the transactions that changed tasks and the rows they changed.
@@ -35,11 +35,11 @@ public final class TaskStore: Sendable {
     // used only on `writer` (or in deinit, when nothing else can run), so its lock is never contended: it is
     // there so that the compiler checks the rule. Reads take the other, so `sluice history` in this process or
     // a listing never waits for a batch (WAL lets a reader run while a writer commits).
-    private let writeSide: Mutex<Writer>
-    private let reader: Mutex<SQLiteConnection>
+    private let writeSide: Locked<Writer>
+    private let reader: Locked<SQLiteConnection>
     private let counter = CommitCounter()
     private let batchInterval: Double
-    private let pending = Mutex(PendingWrites())
+    private let pending = Locked(PendingWrites())
     /// Every write is made here, never on the thread that queued it: one writer, in the order they came.
     private let writer = DispatchQueue(label: "sluice.store.writer")
 
@@ -68,8 +68,8 @@ public final class TaskStore: Sendable {
             aside = (try DamagedStore.moveAside(path), Self.reason(error))
             connection = try Self.openWriter(path)
         }
-        writeSide = Mutex(Writer(connection: connection))
-        reader = Mutex(try Self.openReader(path))
+        writeSide = Locked(Writer(connection: connection))
+        reader = Locked(try Self.openReader(path))
         notice = aside.map { "the task store \(path) could not be read (\($0.why)); it was moved to \($0.to) and a new one started" }
     }
 

@@ -1,12 +1,12 @@
 // Where engine events wait for the UI thread.
 import SluiceViewModel
-import Synchronization
+import SluiceLock
 
 /// Engine events wait here (posted on the delegate queue) until the UI loop folds them into its model.
 final class EventInbox: Sendable {
-    private let events = Mutex<[ModelEvent]>([])
+    private let events = Locked<[ModelEvent]>([])
     /// Called when an event arrives in an empty inbox, so a headless loop can sleep instead of polling.
-    private let wake = Mutex<(@Sendable () -> Void)?>(nil)
+    private let wake = Locked<(@Sendable () -> Void)?>(nil)
     func post(_ event: ModelEvent) {
         let first = events.withLock { list in
             list.append(event)

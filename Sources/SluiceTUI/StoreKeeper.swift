@@ -11,7 +11,7 @@ import Foundation
 import SluiceEngine
 import SluiceStore
 import SluiceViewModel
-import Synchronization
+import SluiceLock
 
 final class StoreKeeper: Sendable {
     let store: TaskStore
@@ -23,9 +23,9 @@ final class StoreKeeper: Sendable {
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Ids the store reserved for this process and not yet given to a row.
-    private let reserved = Mutex<Range<Int64>>(0..<0)
+    private let reserved = Locked<Range<Int64>>(0..<0)
     /// How many ids one reservation takes: one write transaction per this many new rows.
     private static let reservation = 256
 

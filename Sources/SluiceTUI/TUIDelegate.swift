@@ -12,7 +12,7 @@ import Glibc
 import Dispatch
 import SluiceEngine
 import SluiceViewModel
-import Synchronization
+import SluiceLock
 
 final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable {
     /// A data task keeps at most this many received bytes for a later conversion...
@@ -61,16 +61,16 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         func row(of task: SessionTask) -> Int { rowOfTask[task.taskIdentifier] ?? task.taskIdentifier }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let outputDirectory: String
     private let post: @Sendable (ModelEvent) -> Void
     /// Which failures are tried again, for downloads and for data tasks (nil: never).
     private let retryPolicies: RetryPolicies
     /// Makes a row's next attempt: a new engine task carrying the same request, continuing from the resume data
     /// when there is some. Set by the app once its session exists.
-    let remake = Mutex<(@Sendable (ManagedTask, Data?) -> SessionTask?)?>(nil)
+    let remake = Locked<(@Sendable (ManagedTask, Data?) -> SessionTask?)?>(nil)
     /// Told of each checkpoint written, to keep it in the store as well.
-    let onCheckpoint = Mutex<(@Sendable (Int, Data) -> Void)?>(nil)
+    let onCheckpoint = Locked<(@Sendable (Int, Data) -> Void)?>(nil)
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
     private let allocateRow: (@Sendable () -> Int?)?
 
@@ -84,7 +84,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         self.outputDirectory = outputDirectory
         self.post = post
         self.allocateRow = allocateRow
-        state = Mutex(State(queue: StartQueue(limit: concurrency, perHost: perHost)))
+        state = Locked(State(queue: StartQueue(limit: concurrency, perHost: perHost)))
     }
 
     /// A new row id, for a task about to be tracked.

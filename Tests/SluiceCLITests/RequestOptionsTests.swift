@@ -5,6 +5,7 @@ import Foundation
 import SluiceEngine
 import SluiceScenarioServer
 import ArgumentParser
+import SluiceLock
 import Testing
 @testable import SluiceCLI
 

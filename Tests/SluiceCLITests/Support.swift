@@ -5,6 +5,7 @@ import Foundation
 import SluiceEngine
 import SluiceScenarioServer
 import Synchronization
+import SluiceLock
 import Testing
 
 enum CLIServers {

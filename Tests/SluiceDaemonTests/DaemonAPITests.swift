@@ -3,7 +3,7 @@
 import Foundation
 import SluiceDaemon
 import SluiceScenarioServer
-import Synchronization
+import SluiceLock
 import Testing
 
 @Suite(.serialized, .enabled(if: DaemonFixture.binary != nil, "needs the built sluice executable"))
@@ -88,7 +88,7 @@ struct DaemonAPITests {
             // Followed from the start while another task is added: the replay, then the new task's events live.
             let client = fixture.client
             let later = server.url("/bytes/2000").absoluteString
-            let seen = Mutex<[String]>([])
+            let seen = Locked<[String]>([])
             let follower = Thread { _ = try? client.events(from: 1, timeout: 20) { line in
                 seen.withLock { $0.append(line) }
                 return !line.contains("\"event\":\"saved\"") || !line.contains("/2000\"")

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 @testable import SluiceEngine
 import SluiceScenarioServer
+import SluiceLock
 import Testing
 
 /// Answers each challenge with the next of `answers` (the last one repeats) and records what it saw.

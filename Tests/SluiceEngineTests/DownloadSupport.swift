@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import SluiceEngine
 import Synchronization
+import SluiceLock
 import Testing
 
 /// Records data and download delegate calls. It can convert a data task once `convertAfter` bytes arrived,

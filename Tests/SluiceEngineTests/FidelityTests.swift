@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 @testable import SluiceEngine
 import SluiceScenarioServer
+import SluiceLock
 import Testing
 
 /// A session delegate that implements everything and records the calls by name.

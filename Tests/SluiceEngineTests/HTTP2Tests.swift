@@ -2,6 +2,7 @@
 // metrics and in nginx's own log), the version preference is obeyed, and the connection limit per host holds.
 import Foundation
 import SluiceEngine
+import SluiceLock
 import Testing
 
 @Suite struct HTTP2Tests {

@@ -5,6 +5,7 @@ import Foundation
 @testable import SluiceEngine
 import SluiceScenarioServer
 import Synchronization
+import SluiceLock
 import Testing
 
 @Suite struct LoopLifetimeTests {

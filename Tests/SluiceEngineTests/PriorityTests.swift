@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 @testable import SluiceEngine
 import SluiceScenarioServer
+import SluiceLock
 import Testing
 
 /// Holds the answer to the first response until the test lets it go, so the others are all waiting by then.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import SluiceEngine
 import SluiceScenarioServer
+import SluiceLock
 import Testing
 
 /// Records informational responses besides the Recorder's calls.

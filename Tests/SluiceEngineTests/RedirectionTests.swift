@@ -4,6 +4,7 @@ import Foundation
 @testable import SluiceEngine
 import SluiceScenarioServer
 import Synchronization
+import SluiceLock
 import Testing
 
 /// Records the delegate flow and answers each redirect with `answer` (nil: keep the handler to answer later).

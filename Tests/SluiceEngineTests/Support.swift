@@ -4,6 +4,7 @@ import Foundation
 import SluiceEngine
 import SluiceScenarioServer
 import Synchronization
+import SluiceLock
 import Testing
 
 enum Servers {

@@ -3,6 +3,7 @@
 import Dispatch
 import Foundation
 import SluiceEngine
+import SluiceLock
 import Testing
 
 struct ThirdPartyServers: Sendable {
