@@ -61,7 +61,9 @@ struct InterfaceOptions: ParsableArguments {
             }
         }
         app.cancelAll()
-        app.waitUntilStopped(seconds: 10)  // downloads write their checkpoints
+        // Downloads write their last checkpoints (those on disk are at most a second old): a quit waits for them a
+        // little, a signal hardly at all, so that Ctrl-C ends the program at once.
+        app.waitUntilStopped(seconds: interrupted == nil ? 10 : 2)
         app.session.invalidateAndCancel()
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted; the transfers still running were cancelled")
