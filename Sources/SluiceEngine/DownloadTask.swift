@@ -428,6 +428,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// attempt can get past, and the server sent the body itself (not an error page).
     private func keepsPartial(_ error: TransferError, asked: Bool) -> Bool {
         if refusedResume, let file, file.size > 0 { return true }
+        // A resumed download that failed before any answer (refused, timed out, cancelled while connecting) still
+        // has the bytes it started with: they are not this attempt's to throw away.
+        if resumeFrom != nil, response == nil, let file, file.size > 0, originalRequest.method.uppercased() == "GET" { return true }
         guard let file, file.size > 0, originalRequest.method.uppercased() == "GET",
               let status = response?.statusCode, status == 200 || status == 206 else { return false }
         if asked { return true }

@@ -116,7 +116,8 @@ public struct DownloadCompanions: Sendable, Equatable {
             return .success(target)
         }
         guard errno == EEXIST else {
-            return .failure(PlacementError(message: "cannot save \(target): \(String(cString: strerror(errno)))"))
+            // No hard links here (or another failure): DownloadPlacement renames when the file system cannot link.
+            return DownloadPlacement.link(finished, into: directory, suggested: name)
         }
         let placed = DownloadPlacement.link(finished, into: directory, suggested: name)
         if case .success = placed { unlink(finished) }

@@ -14,6 +14,13 @@ public enum DownloadPlacement {
         for attempt in 0..<10_000 {
             let path = directory + "/" + SafeFileName.candidate(name, attempt: attempt)
             if Glibc.link(temporary, path) == 0 { return .success(path) }
+            if errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EXDEV || errno == EMLINK {
+                // A file system without hard links (vfat, exFAT, some network mounts): check, then rename, the
+                // narrow race being the best it allows; the name is taken if anything is there.
+                var info = stat()
+                if lstat(path, &info) == 0 { continue }
+                if rename(temporary, path) == 0 { return .success(path) }
+            }
             if errno != EEXIST {
                 return .failure(PlacementError(message: "cannot save \(name) in \(directory): \(String(cString: strerror(errno)))"))
             }

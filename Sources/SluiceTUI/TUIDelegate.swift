@@ -369,7 +369,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         let now = StoreKeeper.wallClock()
-        let (id, starting, companions, decision) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?) in
+        let (id, starting, companions, decision, stopping) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?, Bool) in
             let id = s.row(of: task)
             s.handlers[id] = nil
             _ = s.release(id)
@@ -389,7 +389,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                 s.deciding.remove(id)
                 if let url = managed?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             }
-            return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision)
+            return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision, s.stopping)
         }
         if case .retry(let delay, let attempt, let of, let reason) = decision {
             if let companions, let data = error?.resumeData { companions.saveResume(data) }
@@ -400,8 +400,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         } else if let companions {
             if let data = error?.resumeData {
                 companions.saveResume(data)
-            } else if error != nil || (task.response?.statusCode ?? 0) >= 400 {
-                companions.removeAll()  // nothing to continue: only the file's own companions may remain, and none is needed
+            } else if !stopping, error != nil || (task.response?.statusCode ?? 0) >= 400 {
+                // Nothing to continue: only the file's own companions may remain, and none is needed. Never on quit:
+                // a download that never started this run still has an earlier run's bytes and checkpoint.
+                companions.removeAll()
             }
         }
         if case .giveUp(let why, _)? = decision, why != .notRetried {
@@ -443,14 +445,19 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             return (managed, waiting.resumeData)
         }), let make = remake.withLock({ $0 }), let next = make(managed, resumeData) else { return }
         if let limit = managed.rateLimit { next.maximumBytesPerSecond = limit }
-        let starts = state.withLock { s -> Bool in
+        let starts = state.withLock { s -> Bool? in
+            guard !s.stopping, s.rows[id] != nil else { return nil }  // quit or forgotten while the task was made
             s.rows[id]?.task = next
             s.rows[id]?.lastCheckpoint = 0
             s.rowOfTask[next.taskIdentifier] = id
             if managed.companions != nil { s.downloadRows[managed.request.url] = id }
             return s.queue.add(id, host: managed.request.url.host)
         }
-        if starts { next.resume() }
+        switch starts {
+        case true?: next.resume()
+        case false?: break
+        case nil: next.cancel()
+        }
     }
 
     /// `r` on a row waiting to retry: now. False when it is not waiting.

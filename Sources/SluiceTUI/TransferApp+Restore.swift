@@ -6,6 +6,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceEngine
 import SluiceStore
 import SluiceViewModel
@@ -16,6 +19,12 @@ extension TransferApp {
     public func restore(_ records: [StoredTask]) -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
         var resumed = 0
+        // One partial file, one task: when two unfinished records name the same file (a `--fresh` run added the
+        // URL again), the newest continues it and the older become history.
+        var newest: [String: Int64] = [:]
+        for record in records where !record.state.isFinished {
+            if let destination = record.destination { newest[destination] = max(newest[destination] ?? 0, record.id) }
+        }
         // Queued before running ones would reverse the queue: the store lists by priority (queue place), then id.
         for record in records {
             let row = StoredRow.row(record, now: now)
@@ -26,15 +35,25 @@ extension TransferApp {
                 post(.restored(row))
                 continue
             }
+            if let companions = facts.companions, Self.finishedElsewhere(companions) {
+                // The file is there and its partial file gone: it was completed after the store last heard of it
+                // (during the quit, by `sluice get -o`, or before a kill -9 reached the store). Not fetched twice.
+                var saved = row
+                saved.outcome = .finished
+                saved.savedPath = companions.target
+                saved.note = "completed after the store last heard of it"
+                end(saved, facts: facts, record: record, state: .completed, outcome: "saved")
+                continue
+            }
             guard record.kind == .download, let companions = facts.companions, record.method == "GET",
+                  newest[companions.target] == record.id,
                   let url = URL(string: record.url), let task = recreate(record, url: url, companions: companions) else {
-                // A data task's body went to the screen only, and a converted download kept no checkpoint: neither
-                // can continue, so they become history.
+                // A data task's body went to the screen only, a converted download kept no checkpoint, and an older
+                // record of a file a newer one continues has nothing left: they become history.
                 var ended = row
                 ended.outcome = .cancelled
                 ended.note = "interrupted when sluice stopped; add it again to fetch it"
-                keeper?.keep(ended.id, facts: facts, record: record)
-                post(.restored(ended))
+                end(ended, facts: facts, record: record, state: .cancelled, outcome: "interrupted")
                 continue
             }
             var live = row
@@ -53,6 +72,25 @@ extension TransferApp {
             resumed += 1
         }
         return resumed
+    }
+
+    /// A restored row that will not run again: shown as history, and written so (once) to the store.
+    private func end(_ row: TaskRow, facts: RowFacts, record: StoredTask, state: StoredTask.State, outcome: String) {
+        var ended = record
+        ended.state = state
+        ended.outcome = outcome
+        ended.resumeData = nil
+        if state == .completed { ended.partialPath = nil }
+        if ended.endedAt == nil { ended.endedAt = StoreKeeper.wallClock() }
+        keeper?.keep(row.id, facts: facts, record: ended)
+        keeper?.store.update(ended)
+        post(.restored(row))
+    }
+
+    /// The target exists and no partial file is beside it.
+    private static func finishedElsewhere(_ companions: DownloadCompanions) -> Bool {
+        var info = stat()
+        return lstat(companions.target, &info) == 0 && lstat(companions.partialPath, &info) != 0
     }
 
     /// The download task that continues `record`: from its checkpoint beside the file, else the store's copy of

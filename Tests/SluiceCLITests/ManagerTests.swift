@@ -58,6 +58,24 @@ import Testing
         for name in dir.entries { #expect(FileManager.default.contents(atPath: dir.path + "/" + name) == pattern(300_000)) }
     }
 
+    @Test func quittingKeepsTheFilesOfDownloadsThatNeverStarted() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 1)
+        _ = app.add(server.url("/bytes/3000000?stall=1000000&first=\(tag)").absoluteString, kind: .download)
+        _ = app.add(server.url("/bytes/2000?second=\(tag)").absoluteString, kind: .download)  // queued behind the first
+        // Something of an earlier run's waits beside the queued one: quitting must not take it away.
+        try Data("earlier".utf8).write(to: URL(fileURLWithPath: dir.path + "/2000.sluice-part"))
+        await offThePool {
+            app.cancelAll()
+            app.waitUntilStopped(seconds: 10)
+            app.session.invalidateAndCancel()
+        }
+        #expect(FileManager.default.contents(atPath: dir.path + "/2000.sluice-part") == Data("earlier".utf8), "\(dir.entries)")
+    }
+
     @Test func aQueuedTaskMovedToTheFrontStartsNext() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
