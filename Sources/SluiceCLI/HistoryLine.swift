@@ -74,14 +74,7 @@ enum HistoryLine {
     }
 
     /// "2026-11-23 18:40" in the local time zone.
-    static func localTime(_ seconds: Double) -> String {
-        var moment = time_t(seconds.rounded(.down))
-        var parts = tm()
-        guard localtime_r(&moment, &parts) != nil else { return "?" }
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func localTime(_ seconds: Double) -> String { LocalTime.text(seconds) }
 
     private static func time(_ seconds: Double) -> String {
         JSONText.quote(WallClock.iso8601(unixNanoseconds: Int64((seconds * 1e9).rounded())))

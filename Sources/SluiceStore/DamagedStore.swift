@@ -70,12 +70,5 @@ enum DamagedStore {
     }
 
     /// Local time, as people read file names.
-    private static func timestamp() -> String {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = strftime(&buffer, buffer.count, "%Y%m%d-%H%M%S", &parts)
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    private static func timestamp() -> String { LocalTime.text(Double(time(nil)), "%Y%m%d-%H%M%S") }
 }

@@ -127,9 +127,6 @@ final class StoreKeeper: Sendable {
         store.flush()
     }
 
-    static func wallClock() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    /// Seconds since 1970, as the store keeps times.
+    static func wallClock() -> Double { Double(WallClock.now.unixNanoseconds) / 1e9 }
 }

@@ -107,7 +107,7 @@ enum StoredRow {
         row.timeline = task.timeline.split(separator: "\n").suffix(Model.timelineLimit).map {
             TimelineEntry(name: String($0), time: 0)
         }
-        row.note = "from an earlier run" + (task.endedAt.map { ", ended " + WallClockText.date($0) } ?? "")
+        row.note = "from an earlier run" + (task.endedAt.map { ", ended " + LocalTime.text($0) } ?? "")
         return row
     }
 
@@ -123,17 +123,5 @@ enum StoredRow {
         }
         let fraction = expected.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil }
         return TaskFailure(code: code, message: message, bytes: bytes, fraction: fraction)
-    }
-}
-
-/// Dates for people: local time, to the minute.
-enum WallClockText {
-    static func date(_ seconds: Double) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        localtime_r(&time, &parts)
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
