@@ -66,7 +66,7 @@ struct InterfaceOptions: ParsableArguments {
         app.waitUntilStopped(seconds: interrupted == nil ? 10 : 2)
         app.session.invalidateAndCancel()
         if let signal = interrupted {
-            throw CLIFailure(code: 128 + signal, message: "interrupted; the transfers still running were cancelled")
+            throw CLIFailure(code: 128 + signal, message: "interrupted; data tasks still running were cancelled, downloads keep their partial files and resume when sluice starts again")
         }
     }
 }
