@@ -47,9 +47,47 @@ public struct AddRequest: Sendable, Equatable {
     }
 }
 
-/// `{"jobs": N}`
-enum LimitsRequest {
-    private struct Body: Decodable { let jobs: Int }
+/// `{"jobs": N, "bytesPerSecond": N or null}`, either or both: how many transfer at once, and the receive limit of
+/// all of them together (null: none).
+struct LimitsRequest: Decodable, Equatable {
+    var jobs: Int?
+    /// nil: not given; `.some(nil)`: remove the limit.
+    var rate: Int64??
 
-    static func parse(_ data: Data) -> Int? { (try? JSONDecoder().decode(Body.self, from: data))?.jobs }
+    private enum CodingKeys: String, CodingKey { case jobs, bytesPerSecond }
+
+    init(jobs: Int?, rate: Int64??) {
+        self.jobs = jobs
+        self.rate = rate
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        jobs = try container.decodeIfPresent(Int.self, forKey: .jobs)
+        if container.contains(.bytesPerSecond) {
+            rate = .some(try container.decodeNil(forKey: .bytesPerSecond) ? nil : try container.decode(Int64.self, forKey: .bytesPerSecond))
+        }
+    }
+
+    static func parse(_ data: Data) -> LimitsRequest? {
+        guard let limits = try? JSONDecoder().decode(LimitsRequest.self, from: data), limits.jobs != nil || limits.rate != nil else { return nil }
+        return limits
+    }
+}
+
+/// `{"bytesPerSecond": N or null}` for one task.
+struct TaskLimitRequest: Decodable {
+    let bytesPerSecond: Int64?
+
+    static func parse(_ data: Data) -> Int64?? {
+        guard let body = try? JSONDecoder().decode(TaskLimitRequest.self, from: data) else { return nil }
+        return .some(body.bytesPerSecond)
+    }
+}
+
+/// `{"by": N}`: places towards the front of the queue (negative: towards the back).
+struct MoveRequest: Decodable {
+    let by: Int
+
+    static func parse(_ data: Data) -> Int? { (try? JSONDecoder().decode(MoveRequest.self, from: data))?.by }
 }

@@ -67,10 +67,17 @@ public struct DaemonClient: Sendable {
     /// Opens `GET /events?from=N` and calls `line` for each JSON line until it returns false, the stream ends or
     /// nothing comes for `timeout` seconds. False when it ended any other way than by `line` saying so.
     public func events(from: Int, timeout: Int = 30, _ line: (String) -> Bool) throws(DaemonFailure) -> Bool {
+        try stream("/events?from=\(from)", timeout: timeout, line)
+    }
+
+    /// Opens a streaming `GET path` and calls `line` for each line, as `events` does. `timeout` 0 waits for ever;
+    /// `opened` gets the socket first, so that another thread can end the stream (`shutdown`).
+    public func stream(_ path: String, timeout: Int, opened: (Int32) -> Void = { _ in }, _ line: (String) -> Bool) throws(DaemonFailure) -> Bool {
         guard let fd = connect() else { throw DaemonFailure("no daemon answers on \(socketPath)") }
         defer { close(fd) }
         setTimeout(fd, seconds: timeout)
-        try write(fd, Self.request("GET", "/events?from=\(from)", body: nil))
+        try write(fd, Self.request("GET", path, body: nil))
+        opened(fd)
         var pending: [UInt8] = []
         var decoder = ChunkDecoder()
         var inBody = false

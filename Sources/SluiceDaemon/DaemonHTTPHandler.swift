@@ -68,25 +68,39 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .success(let add): run(context) { $0.add(url: add.url, kind: add.kind, destination: add.destination, split: add.split) }
             case .failure(let problem): respond(context, .error(400, problem.message))
             }
+        case (.POST, 3) where parts[0] == "tasks" && parts[2] == "move":
+            guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
+            guard let step = MoveRequest.parse(body) else { return respond(context, .error(400, "expected {\"by\": N}")) }
+            run(context) { $0.move(id, by: step) }
+        case (.POST, 3) where parts[0] == "tasks" && parts[2] == "limit":
+            guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
+            guard let limit = TaskLimitRequest.parse(body) else {
+                return respond(context, .error(400, "expected {\"bytesPerSecond\": N} or {\"bytesPerSecond\": null}"))
+            }
+            run(context) { $0.setRate(of: id, limit) }
         case (.POST, 3) where parts[0] == "tasks":
             guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
             guard let action = DaemonHub.Control(rawValue: parts[2]) else {
-                return respond(context, .error(404, "no action \(parts[2]): suspend, resume, cancel or convert"))
+                return respond(context, .error(404, "no action \(parts[2]): suspend, resume, cancel, convert, move or limit"))
             }
             run(context) { $0.control(id, action) }
         case (.DELETE, 2) where parts[0] == "tasks":
             guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
             run(context) { $0.remove(id) }
         case (.POST, 1) where parts[0] == "limits":
-            guard let jobs = LimitsRequest.parse(body) else { return respond(context, .error(400, "expected {\"jobs\": N}")) }
-            run(context) { $0.setJobs(jobs) }
+            guard let limits = LimitsRequest.parse(body) else {
+                return respond(context, .error(400, "expected {\"jobs\": N} and/or {\"bytesPerSecond\": N or null}"))
+            }
+            run(context) { $0.setLimits(limits) }
         case (.POST, 1) where parts[0] == "stop":
             let hub = self.hub
             respond(context, DaemonReply(200, "{\"stopping\":true}")) { hub.requestStop() }
         case (.GET, 1) where parts[0] == "events":
             let from = query["from"].flatMap { Int($0) } ?? 1
             stream(context, from: from)
-        case (_, 1) where ["tasks", "limits", "stop", "events"].contains(parts[0]),
+        case (.GET, 1) where parts[0] == "attach":
+            stream(context, from: nil)
+        case (_, 1) where ["tasks", "limits", "stop", "events", "attach"].contains(parts[0]),
              (_, 2) where parts[0] == "tasks", (_, 3) where parts[0] == "tasks":
             respond(context, .error(405, "\(head.method.rawValue) is not allowed on \(path)"))
         default:
@@ -123,8 +137,8 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// `GET /events?from=N`: chunked JSON lines, the kept ones from N first, then each new one, until either side
-    /// goes away.
-    private func stream(_ context: ChannelHandlerContext, from: Int) {
+    /// goes away. `from` nil: `GET /attach`, the model then its events (`AttachLine`).
+    private func stream(_ context: ChannelHandlerContext, from: Int?) {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/x-ndjson")
         headers.add(name: "Cache-Control", value: "no-store")
@@ -134,11 +148,13 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let loop = context.eventLoop
         hub.onQueue {
-            let id = hub.subscribe(from: from, send: { text in
+            let send: @Sendable (String) -> Void = { text in
                 channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text))), promise: nil)
-            }, finish: {
+            }
+            let finish: @Sendable () -> Void = {
                 channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
-            })
+            }
+            let id = from.map { hub.subscribe(from: $0, send: send, finish: finish) } ?? hub.attach(send: send, finish: finish)
             loop.execute {
                 // The client may already have gone: then nobody else will unsubscribe.
                 if bound.value.closedEarly { hub.unsubscribe(id) } else { bound.value.subscription = id }

@@ -36,6 +36,8 @@ public final class DaemonHub: Sendable {
     private struct Subscriber {
         let send: @Sendable (String) -> Void
         let finish: @Sendable () -> Void
+        /// `/events` gets `--trace`'s lines; `/attach` gets the model's own events (`AttachLine`).
+        let attached: Bool
     }
 
     private struct State {
@@ -50,8 +52,13 @@ public final class DaemonHub: Sendable {
     private let state = Locked(State())
 
     /// `traceLine` is `TraceEncoder.line`, which lives with the command line.
-    public init(app: TransferApp, traceLine: @escaping @Sendable (TaskEventRecord, UInt64) -> String, logger: Logger) {
+    /// The daemon's identifier (`--id`), which attached UIs show.
+    public let identifier: String
+
+    public init(app: TransferApp, identifier: String = "default", traceLine: @escaping @Sendable (TaskEventRecord, UInt64) -> String,
+                logger: Logger) {
         self.app = app
+        self.identifier = identifier
         self.logger = logger
         encoder = EventLineEncoder(traceLine: traceLine, start: DispatchTime.now().uptimeNanoseconds)
         let queue = self.queue
@@ -64,7 +71,7 @@ public final class DaemonHub: Sendable {
     // MARK: Events
 
     private func drain() {
-        let (text, receivers) = state.withLock { s -> (String, [Subscriber]) in
+        let (text, events, receivers) = state.withLock { s -> (String, [ModelEvent], [Subscriber]) in
             let first = s.log.next
             let events = app.drainEvents(into: &s.model)
             for event in events {
@@ -75,11 +82,28 @@ public final class DaemonHub: Sendable {
                 s.tickPending = true
                 scheduleTick()
             }
-            guard !s.subscribers.isEmpty else { return ("", []) }
+            guard !s.subscribers.isEmpty, !events.isEmpty else { return ("", [], []) }
+            let receivers = Array(s.subscribers.values)
+            guard receivers.contains(where: { !$0.attached }) else { return ("", events, receivers) }
             let lines = s.log.since(first).compactMap { encoder.line(seq: $0.seq, $0.event) }
-            return (lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n", Array(s.subscribers.values))
+            return (lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n", events, receivers)
         }
-        guard !text.isEmpty else { return }
+        guard !receivers.isEmpty else { return }
+        // Encoded here, outside the lock but still on the hub's queue, so lines leave in the order events came.
+        let modelLine = receivers.contains(where: \.attached) ? AttachLine.events(events.filter(\.isKept)).text : nil
+        for subscriber in receivers {
+            if subscriber.attached {
+                if let modelLine { subscriber.send(modelLine) }
+            } else if !text.isEmpty {
+                subscriber.send(text)
+            }
+        }
+    }
+
+    /// Sends one line to every attached UI (a row removed, a split download's ranges).
+    private func tellAttached(_ line: AttachLine) {
+        let receivers = state.withLock { s in s.subscribers.values.filter(\.attached) }
+        guard !receivers.isEmpty, let text = line.text else { return }
         for subscriber in receivers { subscriber.send(text) }
     }
 
@@ -87,10 +111,17 @@ public final class DaemonHub: Sendable {
     private func scheduleTick() {
         queue.asyncAfter(deadline: .now() + 1) { [weak self] in
             guard let self else { return }
-            let again = state.withLock { s -> Bool in
+            let (again, running) = state.withLock { s -> (Bool, [Int]) in
                 s.model.apply(.tick(DispatchTime.now().uptimeNanoseconds))
-                s.tickPending = s.model.rows.contains { $0.state == .running }
-                return s.tickPending
+                let running = s.model.rows.filter { $0.state == .running }.map(\.id)
+                s.tickPending = !running.isEmpty
+                return (s.tickPending, running)
+            }
+            // A split download's ranges, for an attached UI's segment map: sampled here, as the UI samples them.
+            let sampled = running.compactMap { id in app.segments(of: id).map { ModelEvent.segments(id: id, $0) } }
+            if !sampled.isEmpty {
+                state.withLock { s in for event in sampled { s.model.apply(event) } }
+                tellAttached(.events(sampled))
             }
             if again { scheduleTick() }
         }
@@ -126,10 +157,26 @@ public final class DaemonHub: Sendable {
             let id = s.nextSubscriber
             s.nextSubscriber += 1
             let lines = s.log.since(max(1, from)).compactMap { encoder.line(seq: $0.seq, $0.event) }
-            s.subscribers[id] = Subscriber(send: send, finish: finish)
+            s.subscribers[id] = Subscriber(send: send, finish: finish, attached: false)
             return (id, lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n")
         }
         if !replay.isEmpty { send(replay) }
+        return id
+    }
+
+    /// An attached UI (`GET /attach`, on the hub's queue): the whole model as it stands, then every event that
+    /// changes it, so that each attached UI shows what the daemon's own model holds.
+    public func attach(send: @escaping @Sendable (String) -> Void, finish: @escaping @Sendable () -> Void) -> Int {
+        drain()
+        let (id, snapshot) = state.withLock { s -> (Int, AttachSnapshot) in
+            let id = s.nextSubscriber
+            s.nextSubscriber += 1
+            s.subscribers[id] = Subscriber(send: send, finish: finish, attached: true)
+            s.model.apply(.tick(DispatchTime.now().uptimeNanoseconds))
+            return (id, AttachSnapshot(identifier: identifier, rows: s.model.rows, sessionRateLimit: s.model.sessionRateLimit,
+                                       outputDirectory: outputDirectory))
+        }
+        if let text = AttachLine.snapshot(snapshot).text { send(text) }
         return id
     }
 
@@ -195,15 +242,48 @@ public final class DaemonHub: Sendable {
         if let refusal { return refusal }
         app.forget(id)
         _ = state.withLock { $0.model.remove(id) }
+        tellAttached(.removed(id))
         logger.info("removed #\(id)")
         return DaemonReply(200, "{\"id\":\(id),\"removed\":true}")
     }
 
-    public func setJobs(_ jobs: Int) -> DaemonReply {
-        guard jobs >= 1 else { return .error(400, "jobs must be at least 1") }
-        _ = app.carryOut(.setConcurrency(jobs))
-        logger.info("at most \(jobs) transfers at once")
-        return DaemonReply(200, "{\"jobs\":\(jobs)}")
+    func setLimits(_ limits: LimitsRequest) -> DaemonReply {
+        if let jobs = limits.jobs, !(1...10_000).contains(jobs) { return .error(400, "jobs is 1 to 10000") }
+        if case .some(.some(let rate)) = limits.rate, rate < 1 { return .error(400, "bytesPerSecond is at least 1, or null for no limit") }
+        var fields: [String] = []
+        var said: [String] = []
+        if let jobs = limits.jobs {
+            said.append(app.carryOut(.setConcurrency(jobs)) ?? "")
+            fields.append("\"jobs\":\(jobs)")
+        }
+        if let rate = limits.rate {
+            said.append(app.carryOut(.setSessionRate(rate)) ?? "")
+            fields.append("\"bytesPerSecond\":" + (rate.map(String.init) ?? "null"))
+        }
+        drain()
+        let message = said.filter { !$0.isEmpty }.joined(separator: "; ")
+        logger.info("\(message)")
+        return DaemonReply(200, "{" + fields.joined(separator: ",") + ",\"message\":" + JSONText.quote(message) + "}")
+    }
+
+    /// Moves a queued task `step` places towards the front (negative: the back), as the UI's `+` and `-`.
+    func move(_ id: Int, by step: Int) -> DaemonReply {
+        drain()
+        guard state.withLock({ $0.model.row(id) }) != nil else { return .error(404, "no task #\(id)") }
+        if let problem = app.carryOut(.move(id, by: step)) { return .error(409, problem) }
+        drain()
+        return DaemonReply(200, "{\"id\":\(id),\"done\":\"move\"}")
+    }
+
+    /// One task's own receive limit (nil: none), as the UI's `l`.
+    func setRate(of id: Int, _ limit: Int64?) -> DaemonReply {
+        if let limit, limit < 1 { return .error(400, "bytesPerSecond is at least 1, or null for no limit") }
+        drain()
+        guard state.withLock({ $0.model.row(id) }) != nil else { return .error(404, "no task #\(id)") }
+        let message = app.carryOut(.setTaskRate(id, limit)) ?? ""
+        drain()
+        logger.info("\(message)")
+        return DaemonReply(200, "{\"id\":\(id),\"bytesPerSecond\":" + (limit.map(String.init) ?? "null") + ",\"message\":" + JSONText.quote(message) + "}")
     }
 
     /// Where downloads go when a request names no place: the daemon's output directory.

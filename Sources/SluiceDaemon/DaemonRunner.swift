@@ -87,7 +87,7 @@ public enum DaemonRunner {
         defer { saveCookies.cancel() }
         let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs,
                               configuration: configuration, store: store)
-        let hub = DaemonHub(app: app, traceLine: traceLine, logger: logger)
+        let hub = DaemonHub(app: app, identifier: paths.identifier, traceLine: traceLine, logger: logger)
         let resumed = app.restore(records)
         if resumed > 0 { logger.info("resuming \(resumed) unfinished download(s)") }
 

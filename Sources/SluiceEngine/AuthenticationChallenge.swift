@@ -7,7 +7,7 @@ import Foundation
 #endif
 import SluiceLock
 
-public enum AuthenticationMethod: String, Sendable, Hashable {
+public enum AuthenticationMethod: String, Sendable, Hashable, Codable {
     case basic, digest, bearer
     /// The server's certificate did not verify: answer `.useCredential(.serverTrust)` to accept it for this
     /// task's requests to that host and port, anything else to fail with the verification error.
@@ -17,7 +17,7 @@ public enum AuthenticationMethod: String, Sendable, Hashable {
 }
 
 /// Who asks: a server (401) or a proxy (407), at one origin and realm, by one method.
-public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
+public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConvertible {
     public let host: String
     public let port: Int
     /// The scheme of the origin ("http", "https"), or of the proxy.

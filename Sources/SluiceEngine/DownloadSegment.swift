@@ -1,7 +1,7 @@
 // What a split download's connections are doing, for a UI to draw: each range, how far it has come, and whether
 // a connection is on it now.
 
-public struct DownloadSegment: Equatable, Sendable {
+public struct DownloadSegment: Equatable, Sendable, Codable {
     /// The range's first byte and its end (exclusive).
     public let start: Int64
     public let end: Int64

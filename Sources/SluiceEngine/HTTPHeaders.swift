@@ -60,3 +60,24 @@ extension String {
         a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 97 && (a | 0x20) <= 122)
     }
 }
+
+/// As a list of `[name, value]` pairs, in order (tuples have no Codable of their own).
+extension HTTPHeaders: Codable {
+    public init(from decoder: any Decoder) throws {
+        let pairs = try decoder.singleValueContainer().decode([[String]].self)
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(pairs.count)
+        for pair in pairs {
+            guard pair.count == 2 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a header is [name, value]"))
+            }
+            fields.append((name: pair[0], value: pair[1]))
+        }
+        self.init(fields)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(fields.map { [$0.name, $0.value] })
+    }
+}

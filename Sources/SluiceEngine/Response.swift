@@ -8,7 +8,7 @@ import Foundation
 import Glibc
 #endif
 
-public struct Response: Sendable, Equatable {
+public struct Response: Sendable, Equatable, Codable {
     public let url: URL
     /// The HTTP status; nil for schemes without one (file:, data:).
     public let statusCode: Int?

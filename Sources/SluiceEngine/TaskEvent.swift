@@ -6,7 +6,7 @@ import Foundation
 #endif
 import Dispatch
 
-public enum TaskEvent: Sendable, Equatable {
+public enum TaskEvent: Sendable, Equatable, Codable {
     case stateChanged(TaskState)
     case didReceiveResponse(Response)
     case disposition(ResponseDisposition)
@@ -60,7 +60,7 @@ public enum TaskEvent: Sendable, Equatable {
     }
 }
 
-public struct TaskEventRecord: Sendable {
+public struct TaskEventRecord: Sendable, Codable {
     public let taskIdentifier: Int
     /// Monotonic time of the event, in nanoseconds (DispatchTime's uptime clock).
     public let uptimeNanoseconds: UInt64

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-public struct TransactionMetrics: Sendable, Equatable {
+public struct TransactionMetrics: Sendable, Equatable, Codable {
     public var url: URL
     public var statusCode: Int?
     /// "http/1.0", "http/1.1", "h2" or "h3"; nil when no response came.
@@ -61,7 +61,7 @@ public struct TransactionMetrics: Sendable, Equatable {
     }
 }
 
-public struct TaskMetrics: Sendable, Equatable {
+public struct TaskMetrics: Sendable, Equatable, Codable {
     /// In the order the requests were sent; empty for file: and data: URLs and tasks that never sent one.
     public var transactions: [TransactionMetrics]
     public var redirectCount: Int

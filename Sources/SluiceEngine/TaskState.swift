@@ -1,6 +1,6 @@
 // A task's public life: the four states of URLSessionTask and the pure transitions between them.
 
-public enum TaskState: String, Sendable {
+public enum TaskState: String, Sendable, Codable {
     case running, suspended, canceling, completed
 }
 

@@ -8,8 +8,8 @@ import Foundation
 import Glibc
 #endif
 
-public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, CaseIterable {
+public struct TransferError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
+    public enum Code: String, Sendable, Codable, CaseIterable {
         case cancelled
         case timedOut
         case cannotFindHost

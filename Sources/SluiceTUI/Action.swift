@@ -4,7 +4,7 @@
 public enum Action: String, CaseIterable, Sendable {
     case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
     case moveUp, moveDown, concurrency, sessionRate, taskRate
-    case up, down, pageUp, pageDown, first, last, close, help, quit
+    case up, down, pageUp, pageDown, first, last, close, help, quit, stopDaemon
 
     /// The keys, as `Key` values and as the help screen spells them.
     public var keys: [Key] {
@@ -36,6 +36,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .close: [.escape]
         case .help: [.character("?")]
         case .quit: [.character("q")]
+        case .stopDaemon: [.character("Q")]
         }
     }
 
@@ -69,6 +70,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .close: "close"
         case .help: "help"
         case .quit: "quit"
+        case .stopDaemon: "stop daemon"
         }
     }
 
@@ -100,7 +102,8 @@ public enum Action: String, CaseIterable, Sendable {
         case .last: "select the last task"
         case .close: "close a prompt or this help; clear the filter"
         case .help: "show or hide this help"
-        case .quit: "quit (asks first while transfers run)"
+        case .quit: "quit (asks first while transfers run); attached to the daemon: detach, transfers go on"
+        case .stopDaemon: "attached to the daemon: stop it (asks first); its downloads resume when it starts again"
         }
     }
 

@@ -11,6 +11,13 @@ public enum KeyHandler {
             if key == .character("y") || key == .character("Y") { return [.quit] }
             if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
             return []
+        case .confirmStopDaemon:
+            if key == .character("y") || key == .character("Y") {
+                ui.mode = .normal
+                return [.stopDaemon]
+            }
+            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
+            return []
         case .prompt(let kind, let text):
             return prompt(kind, text, key, ui: &ui, model: &model)
         case .normal:
@@ -100,7 +107,14 @@ public enum KeyHandler {
         case .help:
             ui.mode = .help
         case .quit:
-            if model.runningCount > 0 { ui.mode = .confirmQuit } else { return [.quit] }
+            // Attached, `q` only detaches: the daemon's transfers go on, so there is nothing to confirm.
+            if model.runningCount > 0 && ui.attachedTo == nil { ui.mode = .confirmQuit } else { return [.quit] }
+        case .stopDaemon:
+            if ui.attachedTo == nil {
+                ui.message = "Q stops a daemon this UI is attached to (sluice attach); these transfers are this UI's own"
+            } else {
+                ui.mode = .confirmStopDaemon
+            }
         }
         return []
     }

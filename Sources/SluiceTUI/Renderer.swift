@@ -39,7 +39,7 @@ public enum Renderer {
     private static func titleLine(_ model: Model, _ ui: UIState) -> StyledLine {
         let total = model.rows.reduce(0.0) { $0 + ($1.state == .running ? $1.bytesPerSecond(now: model.now) ?? 0 : 0) }
         let counts = model.counts
-        var text = " Sluice  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(counts.active) active"
+        var text = " Sluice" + (ui.attachedTo.map { " @ daemon " + Sanitized.text($0) } ?? "") + "  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(counts.active) active"
         if counts.queued > 0 { text += " · \(counts.queued) queued" }
         if counts.failed > 0 { text += " · \(counts.failed) failed" }
         if total > 0 { text += " · " + ByteCountText.rate(total) }
@@ -67,6 +67,9 @@ public enum Renderer {
             return StyledLine(ui.quitKeepsDownloads
                 ? "Transfers are still running. Quit? Downloads resume next time, data tasks are cancelled. (y/n)"
                 : "Transfers are still running. Quit and cancel them? (y/n)", .prompt)
+        case .confirmStopDaemon:
+            return StyledLine("Stop the daemon? Its downloads keep their bytes and resume when it starts again; data tasks are cancelled. (y/n)",
+                              .prompt)
         case .help:
             return keyBar(Action.helpBar, width: width)
         case .normal:

@@ -36,12 +36,6 @@ extension TransferApp {
     /// Carries out an intent as a key would; a message when it cannot be done.
     public func carryOut(_ intent: Intent) -> String? { perform(intent) }
 
-    /// Forgets a finished row, in the store too (the UI's `x`). The caller removes it from its model.
-    public func forget(_ id: Int) {
-        delegate.forget(id)
-        keeper?.remove(id)
-    }
-
     /// Adds a download saved at `destination`; the row's id, or why not.
     /// `split`: connections for its ranges, else the app's `--split`.
     public func addDownload(_ text: String, to destination: DownloadDestination, split: Int? = nil) -> Result<Int, AddError> {

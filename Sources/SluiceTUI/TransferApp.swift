@@ -112,7 +112,7 @@ public final class TransferApp: Sendable {
     }
 
     /// The same, and into the flows the sequence view and the exports read.
-    func drain(into model: inout Model, flows: inout FlowLog) -> Bool {
+    public func drain(into model: inout Model, flows: inout FlowLog) -> Bool {
         let events = inbox.take()
         for event in events {
             model.apply(event)
@@ -123,36 +123,12 @@ public final class TransferApp: Sendable {
     }
 
     /// Writes the file `export` asks for into the output directory; a message saying where, or why not.
-    func perform(_ export: Export, model: Model, flows: FlowLog) -> String {
-        let written: Result<String, PlacementError>
-        switch export {
-        case .mermaid(let id), .har(let id):
-            let chain = flows.chain(containing: id)
-            guard let first = chain.first else { return "nothing recorded for #\(id)" }
-            let name = model.row(id)?.name ?? "task-\(id)"
-            if case .mermaid = export {
-                let title = "sluice, observed delegate flow of task \(first.id)" + (chain.count > 1 ? " and download task \(chain[chain.count - 1].id)" : "")
-                written = ExportFile.write(MermaidWriter.text(SequenceDiagram.of([chain]), title: title), into: outputDirectory,
-                                           name: name, suffix: ".mmd")
-            } else {
-                guard HARWriter.isHTTP(first.url) else { return "#\(id) is not an HTTP transfer: a HAR has nothing to say about it" }
-                written = ExportFile.write(HARWriter.text([chain], clock: .now, title: "sluice, task \(first.id)"), into: outputDirectory,
-                                           name: name, suffix: ".har")
-            }
-        case .harOfCompleted:
-            let chains = flows.chains.filter { $0.last?.hasEnded == true && HARWriter.isHTTP($0.first?.url ?? "") }
-            guard !chains.isEmpty else { return "no completed HTTP transfer yet" }
-            written = ExportFile.write(HARWriter.text(chains, clock: .now, title: "sluice, \(chains.count) completed tasks"),
-                                       into: outputDirectory, name: "sluice-tasks", suffix: ".har")
-        }
-        switch written {
-        case .success(let path): return "wrote " + path
-        case .failure(let problem): return problem.message
-        }
+    public func perform(_ export: Export, model: Model, flows: FlowLog) -> String {
+        ExportWriter.write(export, model: model, flows: flows, into: outputDirectory)
     }
 
     /// Carries out an intent; returns a message for the user when it cannot be done.
-    func perform(_ intent: Intent) -> String? {
+    public func perform(_ intent: Intent) -> String? {
         switch intent {
         case .add(let text, let kind):
             if case .failure(let problem) = add(text, kind: kind == .download ? .download : .data) { return problem.message }
@@ -232,56 +208,9 @@ public final class TransferApp: Sendable {
 
     /// Runs until `q` (or a signal sets `stop`); the terminal is restored before this returns.
     public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag) throws(Screen.StartError) {
-        let screen = try Screen(theme: theme, useColor: useColor)
-        defer { screen.stop() }
-        var model = Model()
-        var flows = FlowLog()
         var ui = UIState()
         ui.quitKeepsDownloads = delegate.managesDownloads
-        ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
-        var lastDraw: UInt64 = 0
-        var dirty = true
-        while !stop.isSet {
-            let key = screen.readKey(milliseconds: 50)
-            let now = DispatchTime.now().uptimeNanoseconds
-            if drain(into: &model, flows: &flows) { dirty = true }
-            if let key {
-                if key == .resize { dirty = true }
-                let commands = KeyHandler.handle(key, ui: &ui, model: &model)
-                for command in commands {
-                    switch command {
-                    case .quit:
-                        cancelAll()
-                        return
-                    case .intent(let intent):
-                        if let message = perform(intent) { ui.message = message }
-                    case .forget(let id):
-                        delegate.forget(id)
-                        keeper?.remove(id)
-                        flows.forget(id)
-                    case .export(let export):
-                        ui.message = perform(export, model: model, flows: flows)
-                    }
-                }
-                dirty = true
-                lastDraw = 0  // a key is answered at once
-            }
-            // A few frames a second while bytes flow; every event before then is folded into the model.
-            if now &- lastDraw >= 200_000_000 {
-                model.apply(.tick(now))
-                if let id = model.selectedID, let download = delegate.task(id) as? DownloadTask, download.split > 1 {
-                    model.apply(.segments(id: id, download.ranges))
-                }
-                dirty = true
-            }
-            if dirty && now &- lastDraw >= 100_000_000 {
-                let size = screen.size
-                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: flows))
-                lastDraw = now
-                dirty = false
-            }
-        }
-        cancelAll()
+        _ = try InterfaceLoop.run(self, ui: ui, theme: theme, useColor: useColor, stop: stop)
     }
 
     // MARK: Plain progress (no terminal)

@@ -7,6 +7,8 @@ public struct UIState: Equatable, Sendable {
         case help
         case prompt(Prompt, String)
         case confirmQuit
+        /// `Q` while attached: stop the daemon itself?
+        case confirmStopDaemon
     }
 
     /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, how many
@@ -26,6 +28,8 @@ public struct UIState: Equatable, Sendable {
     public var message: String?
     /// Whether quitting keeps downloads to resume next time (a store is kept) or cancels everything.
     public var quitKeepsDownloads = false
+    /// The identifier of the daemon this UI is attached to (`sluice attach`); nil when it runs its own transfers.
+    public var attachedTo: String?
 
     public init() {}
 }
@@ -38,6 +42,8 @@ public enum UICommand: Equatable, Sendable {
     /// Write a file of what was observed, in the output directory.
     case export(Export)
     case quit
+    /// Stop the daemon this UI is attached to (confirmed).
+    case stopDaemon
 }
 
 /// The files the UI writes: a task's Mermaid diagram, its HAR, or one HAR of every completed task.

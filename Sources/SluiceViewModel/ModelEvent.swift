@@ -1,7 +1,7 @@
 // Everything that changes the model: the engine's events, the app's own facts, and the clock.
 import SluiceEngine
 
-public enum ModelEvent: Sendable {
+public enum ModelEvent: Sendable, Codable {
     /// A task the app created (created suspended; its events follow).
     case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine], at: UInt64)
     case engine(TaskEventRecord)

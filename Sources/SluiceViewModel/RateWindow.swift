@@ -34,3 +34,22 @@ public struct RateWindow: Equatable, Sendable {
         a.samples.elementsEqual(b.samples) { $0.time == $1.time && $0.bytes == $1.bytes }
     }
 }
+
+/// As `[time, bytes]` pairs (tuples have no Codable of their own), so an attached UI reads the same rate.
+extension RateWindow: Codable {
+    public init(from decoder: any Decoder) throws {
+        let pairs = try decoder.singleValueContainer().decode([[Int64]].self)
+        self.init()
+        for pair in pairs {
+            guard pair.count == 2, pair[0] >= 0 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a sample is [time, bytes]"))
+            }
+            samples.append((UInt64(pair[0]), pair[1]))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(samples.map { [Int64(bitPattern: $0.time), $0.bytes] })
+    }
+}

@@ -2,7 +2,7 @@
 // for a list cell ("connection lost at 43%", "timed out", "refused", "certificate not trusted").
 import SluiceEngine
 
-public struct TaskFailure: Equatable, Sendable {
+public struct TaskFailure: Equatable, Sendable, Codable {
     public let code: TransferError.Code
     /// The underlying library's own message, whole: the detail pane wraps it.
     public let message: String

@@ -1,17 +1,17 @@
 // One task as the UI shows it: plain values, no engine objects.
 import SluiceEngine
 
-public enum TaskKind: String, Sendable {
+public enum TaskKind: String, Sendable, Codable {
     case data, download, upload
 }
 
-public enum TaskOutcome: Equatable, Sendable {
+public enum TaskOutcome: Equatable, Sendable, Codable {
     case finished
     case failed(TaskFailure)
     case cancelled
 }
 
-public struct TaskRow: Equatable, Sendable {
+public struct TaskRow: Equatable, Sendable, Codable {
     public let id: Int
     public var url: String
     /// What the row is called (see `TaskName`): the URL's last segment, then the server's file name once the
@@ -137,7 +137,7 @@ public struct TaskRow: Equatable, Sendable {
 }
 
 /// A failed attempt's wait before the next: what `retrying in 4 s (2/5)` says.
-public struct RetryWait: Equatable, Sendable {
+public struct RetryWait: Equatable, Sendable, Codable {
     public let attempt: Int
     public let of: Int
     /// When the next attempt starts (uptime nanoseconds).
@@ -158,7 +158,7 @@ public struct RetryWait: Equatable, Sendable {
     }
 }
 
-public struct HeaderLine: Equatable, Sendable {
+public struct HeaderLine: Equatable, Sendable, Codable {
     public let name: String
     public let value: String
     public init(_ name: String, _ value: String) {

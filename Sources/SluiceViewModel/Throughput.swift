@@ -1,7 +1,7 @@
 // A task's bytes per second over the last minute, one bucket a second: what a sparkline draws. Sampled on the
 // clock's ticks, so a stalled transfer shows its silence as zeros.
 
-public struct Throughput: Equatable, Sendable {
+public struct Throughput: Equatable, Sendable, Codable {
     /// Seconds kept.
     public static let span = 60
     /// Bytes received in each whole second, oldest first; the second under way is not in it yet.

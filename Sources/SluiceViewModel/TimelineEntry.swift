@@ -1,7 +1,7 @@
 // One line of a task's delegate timeline; runs of the same progress call are folded into one line.
 import SluiceEngine
 
-public struct TimelineEntry: Equatable, Sendable {
+public struct TimelineEntry: Equatable, Sendable, Codable {
     public let name: String
     /// What the call carried, already readable: "200", "allow", "task 4".
     public var detail: String

@@ -1,0 +1,167 @@
+// The screen's driver for `sluice attach`: the daemon's model arrives over `GET /attach` (read on a thread of its
+// own) and every key becomes a request to the daemon's API. Quitting only closes the stream: the transfers are
+// the daemon's and go on.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import SluiceEngine
+import SluiceLock
+import SluiceTUI
+import SluiceViewModel
+
+public final class AttachedDaemon: InterfaceDriver, Sendable {
+    private let client: DaemonClient
+    /// Where `add` saves downloads and the exports go: the attaching user's directory (absolute).
+    private let directory: String
+
+    /// What the reader thread hands over: lines not yet drained, the stream's socket, and why it ended.
+    private struct Incoming {
+        var lines: [AttachLine] = []
+        var socket: Int32?
+        var ended: String?
+        var detaching = false
+        var identifier: String?
+    }
+
+    private let incoming = Locked(Incoming())
+
+    /// Starts reading the daemon's model; `ended` says when that failed or stopped.
+    public init(client: DaemonClient, directory: String) {
+        self.client = client
+        self.directory = directory
+        // A queue of its own: the read blocks for as long as the UI stays attached.
+        DispatchQueue(label: "sluice.attach.reader").async { [self] in read() }
+    }
+
+    /// The daemon's identifier, once its first line has come.
+    public var identifier: String? { incoming.withLock { $0.identifier } }
+
+    private func read() {
+        var reason = "the daemon closed the connection (it has stopped)"
+        do {
+            _ = try client.stream("/attach", timeout: 0, opened: { fd in incoming.withLock { $0.socket = fd } }) { text in
+                guard let line = AttachLine.parse(text) else {
+                    reason = "the daemon sent a line this sluice cannot read: is it another version? (sluice stop, then attach again)"
+                    return false
+                }
+                if case .snapshot(let snapshot) = line, snapshot.version != AttachSnapshot.currentVersion {
+                    reason = "the daemon speaks version \(snapshot.version) of the attach stream, this sluice \(AttachSnapshot.currentVersion): stop it (sluice stop) and attach again"
+                    return false
+                }
+                incoming.withLock { state in
+                    if case .snapshot(let snapshot) = line { state.identifier = snapshot.identifier }
+                    state.lines.append(line)
+                }
+                return true
+            }
+        } catch {
+            reason = error.message
+        }
+        incoming.withLock { state in
+            state.socket = nil
+            if !state.detaching { state.ended = reason }
+        }
+    }
+
+    // MARK: InterfaceDriver
+
+    public func drain(into model: inout Model, flows: inout FlowLog) -> Bool {
+        let lines = incoming.withLock { state -> [AttachLine] in
+            defer { state.lines = [] }
+            return state.lines
+        }
+        for line in lines {
+            switch line {
+            case .snapshot(let snapshot):
+                for row in snapshot.rows {
+                    model.apply(.restored(row))
+                    flows.apply(.restored(row))
+                }
+                model.apply(.sessionRateLimit(snapshot.sessionRateLimit))
+            case .events(let events):
+                for event in events {
+                    model.apply(event)
+                    flows.apply(event)
+                }
+            case .removed(let id):
+                _ = model.remove(id)
+                flows.forget(id)
+            }
+        }
+        return !lines.isEmpty
+    }
+
+    public func perform(_ intent: Intent) -> String? {
+        switch intent {
+        case .add(let text, let kind):
+            var fields = [("url", JSONText.quote(text)), ("kind", JSONText.quote(kind == .download ? "download" : "data"))]
+            if kind == .download { fields.append(("directory", JSONText.quote(directory))) }
+            return request("POST", "/tasks", fields)
+        case .resume(let id): return request("POST", "/tasks/\(id)/resume")
+        case .suspend(let id): return request("POST", "/tasks/\(id)/suspend")
+        case .cancel(let id): return request("POST", "/tasks/\(id)/cancel")
+        case .convert(let id): return request("POST", "/tasks/\(id)/convert")
+        case .move(let id, let step): return request("POST", "/tasks/\(id)/move", [("by", String(step))])
+        case .setConcurrency(let jobs): return request("POST", "/limits", [("jobs", String(jobs))])
+        case .setSessionRate(let limit): return request("POST", "/limits", [("bytesPerSecond", limit.map(String.init) ?? "null")])
+        case .setTaskRate(let id, let limit): return request("POST", "/tasks/\(id)/limit", [("bytesPerSecond", limit.map(String.init) ?? "null")])
+        }
+    }
+
+    public func forget(_ id: Int) {
+        _ = request("DELETE", "/tasks/\(id)")
+    }
+
+    public func perform(_ export: Export, model: Model, flows: FlowLog) -> String {
+        ExportWriter.write(export, model: model, flows: flows, into: directory)
+    }
+
+    /// The daemon samples its split downloads' ranges itself and sends them as events.
+    public func segments(of id: Int) -> [DownloadSegment]? { nil }
+
+    public func quit() { detach() }
+
+    public func stopDaemon() -> String? {
+        if let problem = request("POST", "/stop") { return problem }
+        detach()
+        return nil
+    }
+
+    public var ended: String? { incoming.withLock { $0.ended } }
+
+    /// Ends the stream (the reader thread sees the socket shut and returns).
+    public func detach() {
+        let socket = incoming.withLock { state -> Int32? in
+            state.detaching = true
+            return state.socket
+        }
+        if let socket { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    // MARK: Requests
+
+    private struct Reply: Decodable {
+        let error: String?
+        let message: String?
+    }
+
+    /// Sends one request; the daemon's error, or its message (a limit set), or nil.
+    private func request(_ method: String, _ path: String, _ fields: [(String, String)]? = nil) -> String? {
+        let body = fields.map { "{" + $0.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}" }
+        let response: DaemonResponse
+        do {
+            response = try client.send(method, path, body: body, timeout: 5)
+        } catch {
+            return error.message
+        }
+        let reply = try? JSONDecoder().decode(Reply.self, from: Data(response.body.utf8))
+        if !(200..<300).contains(response.status) { return reply?.error.map(Sanitized.text) ?? "the daemon answered \(response.status)" }
+        return reply?.message.flatMap { $0.isEmpty ? nil : Sanitized.text($0) }
+    }
+}

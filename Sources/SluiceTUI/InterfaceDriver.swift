@@ -1,0 +1,23 @@
+// What the screen's loop works through: this process's own transfers (TransferApp) or a daemon's (`sluice
+// attach`). The loop owns the model; a driver fills it and carries out what the keys ask.
+import SluiceEngine
+import SluiceViewModel
+
+public protocol InterfaceDriver: AnyObject {
+    /// Moves what happened since the last call into `model` and `flows`; true when anything did.
+    func drain(into model: inout Model, flows: inout FlowLog) -> Bool
+    /// Carries out an intent; a message for the user (why not, or what now holds), or nil.
+    func perform(_ intent: Intent) -> String?
+    /// A completed row the user removed (`x`), already gone from the model.
+    func forget(_ id: Int)
+    /// Writes the file `export` asks for; a message saying where, or why not.
+    func perform(_ export: Export, model: Model, flows: FlowLog) -> String
+    /// A split download's ranges as they stand (nil when there is nothing to sample here).
+    func segments(of id: Int) -> [DownloadSegment]?
+    /// `q` confirmed: stop this process's transfers, or only detach from the daemon's.
+    func quit()
+    /// `Q` confirmed, when attached: stop the daemon. A message when that failed.
+    func stopDaemon() -> String?
+    /// Why the loop must end now (the daemon went away), else nil.
+    var ended: String? { get }
+}

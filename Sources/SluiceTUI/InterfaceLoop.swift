@@ -1,0 +1,67 @@
+// The terminal UI's loop: keys in, the driver's events into the model, a frame out a few times a second. The
+// same for this process's own transfers and for a daemon's (`sluice attach`).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+import SluiceViewModel
+
+public enum InterfaceLoop {
+    /// Runs until `q` (or a signal sets `stop`, or the driver ends); the terminal is restored before this
+    /// returns. Returns the driver's reason when it ended the loop itself.
+    public static func run(_ driver: some InterfaceDriver, ui start: UIState, theme: Theme, useColor: Bool,
+                           stop: StopFlag) throws(Screen.StartError) -> String? {
+        let screen = try Screen(theme: theme, useColor: useColor)
+        defer { screen.stop() }
+        var model = Model()
+        var flows = FlowLog()
+        var ui = start
+        ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
+        var lastDraw: UInt64 = 0
+        var dirty = true
+        while !stop.isSet {
+            if let reason = driver.ended { return reason }
+            let key = screen.readKey(milliseconds: 50)
+            let now = DispatchTime.now().uptimeNanoseconds
+            if driver.drain(into: &model, flows: &flows) { dirty = true }
+            if let key {
+                if key == .resize { dirty = true }
+                let commands = KeyHandler.handle(key, ui: &ui, model: &model)
+                for command in commands {
+                    switch command {
+                    case .quit:
+                        driver.quit()
+                        return nil
+                    case .stopDaemon:
+                        if let message = driver.stopDaemon() { ui.message = message } else { return nil }
+                    case .intent(let intent):
+                        if let message = driver.perform(intent) { ui.message = message }
+                    case .forget(let id):
+                        driver.forget(id)
+                        flows.forget(id)
+                    case .export(let export):
+                        ui.message = driver.perform(export, model: model, flows: flows)
+                    }
+                }
+                dirty = true
+                lastDraw = 0  // a key is answered at once
+            }
+            // A few frames a second while bytes flow; every event before then is folded into the model.
+            if now &- lastDraw >= 200_000_000 {
+                model.apply(.tick(now))
+                if let id = model.selectedID, let ranges = driver.segments(of: id) { model.apply(.segments(id: id, ranges)) }
+                dirty = true
+            }
+            if dirty && now &- lastDraw >= 100_000_000 {
+                let size = screen.size
+                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: flows))
+                lastDraw = now
+                dirty = false
+            }
+        }
+        driver.quit()
+        return nil
+    }
+}
