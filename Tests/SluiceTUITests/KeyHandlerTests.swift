@@ -34,7 +34,7 @@ import Testing
     @Test func unlistedKeysDoNothing() {
         var ui = UIState(), m = sampleModel()
         let before = (ui, m)
-        #expect(press([.character("z"), .character("Q"), .left, .right], ui: &ui, model: &m).isEmpty)
+        #expect(press([.character("z"), .character("Z"), .left, .right], ui: &ui, model: &m).isEmpty)
         #expect(ui == before.0 && m == before.1)
     }
 
@@ -135,6 +135,24 @@ import Testing
         var idle = Model()
         var quiet = UIState()
         #expect(KeyHandler.handle(.character("q"), ui: &quiet, model: &idle) == [.quit], "nothing running: no question")
+    }
+
+    @Test func attachedQuitDetachesAtOnceAndCapitalQStopsTheDaemonAfterAsking() {
+        var ui = UIState(), m = sampleModel()
+        ui.attachedTo = "default"
+        #expect(press([.character("q")], ui: &ui, model: &m) == [.quit], "transfers run on in the daemon: nothing to confirm")
+        #expect(press([.character("Q")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .confirmStopDaemon)
+        #expect(press([.escape], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .normal)
+        #expect(press([.character("Q"), .character("n")], ui: &ui, model: &m).isEmpty)
+        #expect(press([.character("Q"), .character("y")], ui: &ui, model: &m) == [.stopDaemon])
+        #expect(ui.mode == .normal)
+
+        var own = UIState()
+        #expect(press([.character("Q")], ui: &own, model: &m).isEmpty)
+        #expect(own.mode == .normal, "a UI with its own transfers has no daemon to stop")
+        #expect(own.message?.contains("attach") == true)
     }
 
     @Test func helpOpensAndEscapeOrQuestionMarkCloses() {

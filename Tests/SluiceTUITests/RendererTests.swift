@@ -268,7 +268,7 @@ func fixture(_ name: String) -> String? {
     @Test func helpListsEveryActionWithItsKeys() {
         var ui = UIState()
         ui.mode = .help
-        let lines = render(100, 30, ui: ui)
+        let lines = render(100, Action.allCases.count + 4, ui: ui)  // tall enough for one column
         let text = snapshotText(lines)
         for action in Action.allCases {
             #expect(text.contains(action.summary), "\(action) missing from help")
