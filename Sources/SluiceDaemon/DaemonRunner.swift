@@ -74,17 +74,15 @@ public enum DaemonRunner {
             throw DaemonFailure("cannot read the task store in \(paths.store): \(error)")
         }
         // The background session's cookies are kept with its store, as a browser's are: what a server set is sent
-        // again after a restart. Saved every half minute and at stop; a kill -9 loses at most the last half minute.
+        // again after a restart. Saved a second after a change (one save for a burst) and at stop, so a kill -9
+        // loses at most the last second, and an idle daemon has no timer at all.
         let cookies = CookieStorage()
         let cookieFile = paths.store + "/cookies.txt"
         do { try cookies.load(from: cookieFile) } catch { logger.warning("\(error.message); starting without cookies") }
         var configuration = SessionConfiguration.default
         configuration.httpCookieStorage = cookies
-        let saveCookies = DispatchSource.makeTimerSource(queue: .global())
-        saveCookies.schedule(deadline: .now() + 30, repeating: 30)
-        saveCookies.setEventHandler { try? cookies.save(to: cookieFile) }
-        saveCookies.resume()
-        defer { saveCookies.cancel() }
+        let saver = CookieSaver(cookies, to: cookieFile)
+        cookies.onChange { saver.changed() }
         let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs,
                               configuration: configuration, store: store)
         let hub = DaemonHub(app: app, identifier: paths.identifier, traceLine: traceLine, logger: logger)

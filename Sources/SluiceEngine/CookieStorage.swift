@@ -21,6 +21,7 @@ public final class CookieStorage: Sendable {
     private struct State {
         var cookies: [Cookie] = []
         var policy: CookieAcceptPolicy = .always
+        var changed: (@Sendable () -> Void)?
     }
     private let state = Locked(State())
 
@@ -39,20 +40,36 @@ public final class CookieStorage: Sendable {
         return state.withLock { $0.cookies.filter { !$0.isExpired(now: now) } }
     }
 
+    /// Calls `body` (on the thread that changed it) after each change to the cookies: a keeper saves then, rather
+    /// than on a timer that wakes an idle process.
+    public func onChange(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.changed = body } }
+
     /// Replaces the cookie with the same name, domain and path; one that has expired is removed instead.
     public func setCookie(_ cookie: Cookie) {
         let now = Self.now()
-        state.withLock { s in
+        let changed = state.withLock { s in
             s.cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
             if !cookie.isExpired(now: now) { s.cookies.append(cookie) }
+            return s.changed
         }
+        changed?()
     }
 
     public func deleteCookie(_ cookie: Cookie) {
-        state.withLock { $0.cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path } }
+        let changed = state.withLock { s in
+            s.cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+            return s.changed
+        }
+        changed?()
     }
 
-    public func removeAll() { state.withLock { $0.cookies.removeAll() } }
+    public func removeAll() {
+        let changed = state.withLock { s in
+            s.cookies.removeAll()
+            return s.changed
+        }
+        changed?()
+    }
 
     /// The cookies a request to `url` carries, longest path first (RFC 6265 5.4).
     public func cookies(for url: URL) -> [Cookie] {

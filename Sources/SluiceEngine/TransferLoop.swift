@@ -196,8 +196,17 @@ final class TransferLoop: @unchecked Sendable {
                 close()
                 return
             }
-            _ = curl_multi_poll(multi, nil, 0, localFlowing ? 0 : transfers.isEmpty ? 1000 : 100, nil)
+            let idle = transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty
+            _ = curl_multi_poll(multi, nil, 0, localFlowing ? 0 : idle ? Self.idleWait(multi) : 100, nil)
         }
+    }
+
+    /// How long an idle loop sleeps: until libcurl's own next timer, else an hour. Every command wakes it at once
+    /// (`curl_multi_wakeup`), so an idle session (a daemon with nothing to do) does not wake once a second.
+    private static func idleWait(_ multi: UnsafeMutableRawPointer) -> Int32 {
+        var milliseconds = -1
+        _ = curl_multi_timeout(multi, &milliseconds)
+        return milliseconds >= 0 ? Int32(min(milliseconds, 3_600_000)) : 3_600_000
     }
 
     private func apply(_ command: Command) {
