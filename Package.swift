@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "sluice", targets: ["sluice"]),
         .library(name: "SluiceEngine", targets: ["SluiceEngine"]),
+        // Background sessions (`BackgroundSession`) and the daemon's client, for programs that hand work to it.
+        .library(name: "SluiceDaemon", targets: ["SluiceDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

@@ -9,7 +9,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import SluiceEngine
 import SluiceLock
 import SluiceTUI
@@ -20,54 +19,34 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     /// Where `add` saves downloads and the exports go: the attaching user's directory (absolute).
     private let directory: String
 
-    /// What the reader thread hands over: lines not yet drained, the stream's socket, and why it ended.
+    /// What the reader hands over: lines not yet drained, and why the stream ended.
     private struct Incoming {
         var lines: [AttachLine] = []
-        var socket: Int32?
         var ended: String?
-        var detaching = false
         var identifier: String?
     }
 
-    private let incoming = Locked(Incoming())
+    private let incoming: Locked<Incoming>
+    private let stream: AttachStream
 
     /// Starts reading the daemon's model; `ended` says when that failed or stopped.
     public init(client: DaemonClient, directory: String) {
         self.client = client
         self.directory = directory
-        // A queue of its own: the read blocks for as long as the UI stays attached.
-        DispatchQueue(label: "sluice.attach.reader").async { [self] in read() }
+        let incoming = Locked(Incoming())
+        self.incoming = incoming
+        stream = AttachStream(client: client, line: { line in
+            incoming.withLock { state in
+                if case .snapshot(let snapshot) = line { state.identifier = snapshot.identifier }
+                state.lines.append(line)
+            }
+        }, ended: { reason in
+            if let reason { incoming.withLock { $0.ended = reason } }
+        })
     }
 
     /// The daemon's identifier, once its first line has come.
     public var identifier: String? { incoming.withLock { $0.identifier } }
-
-    private func read() {
-        var reason = "the daemon closed the connection (it has stopped)"
-        do {
-            _ = try client.stream("/attach", timeout: 0, opened: { fd in incoming.withLock { $0.socket = fd } }) { text in
-                guard let line = AttachLine.parse(text) else {
-                    reason = "the daemon sent a line this sluice cannot read: is it another version? (sluice stop, then attach again)"
-                    return false
-                }
-                if case .snapshot(let snapshot) = line, snapshot.version != AttachSnapshot.currentVersion {
-                    reason = "the daemon speaks version \(snapshot.version) of the attach stream, this sluice \(AttachSnapshot.currentVersion): stop it (sluice stop) and attach again"
-                    return false
-                }
-                incoming.withLock { state in
-                    if case .snapshot(let snapshot) = line { state.identifier = snapshot.identifier }
-                    state.lines.append(line)
-                }
-                return true
-            }
-        } catch {
-            reason = error.message
-        }
-        incoming.withLock { state in
-            state.socket = nil
-            if !state.detaching { state.ended = reason }
-        }
-    }
 
     // MARK: InterfaceDriver
 
@@ -135,14 +114,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
 
     public var ended: String? { incoming.withLock { $0.ended } }
 
-    /// Ends the stream (the reader thread sees the socket shut and returns).
-    public func detach() {
-        let socket = incoming.withLock { state -> Int32? in
-            state.detaching = true
-            return state.socket
-        }
-        if let socket { shutdown(socket, Int32(SHUT_RDWR)) }
-    }
+    /// Ends the stream; the daemon's transfers go on.
+    public func detach() { stream.detach() }
 
     // MARK: Requests
 

@@ -9,13 +9,16 @@ import Dispatch
 public enum DaemonLauncher {
     /// Makes sure a daemon answers on `paths.socket`, starting one when none does. `arguments` are the daemon's
     /// (after the program name), e.g. `["daemon", "--detached", "--id", "default"]`. True when it started one.
+    /// `executable`: the `sluice` binary to run; nil: this very process's (the CLI re-executes itself).
+    /// `environment`: the daemon's (where XDG_RUNTIME_DIR and XDG_STATE_HOME point); nil: this process's.
     @discardableResult
-    public static func ensureRunning(_ paths: DaemonPaths, arguments: [String], waitSeconds: Double = 15) throws(DaemonFailure) -> Bool {
+    public static func ensureRunning(_ paths: DaemonPaths, arguments: [String], executable: String? = nil,
+                                     environment: [String: String]? = nil, waitSeconds: Double = 15) throws(DaemonFailure) -> Bool {
         let client = DaemonClient(socketPath: paths.socket)
         if client.isAnswering { return false }
         try paths.prepareRuntimeDirectory()
         try makeDirectory(paths.stateDirectory)
-        let pid = try spawn(arguments: arguments, log: paths.log)
+        let pid = try spawn(executable, arguments: arguments, environment: environment, log: paths.log)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(waitSeconds * 1e9)
         var exited = false
         while DispatchTime.now().uptimeNanoseconds < deadline {
@@ -46,8 +49,8 @@ public enum DaemonLauncher {
         return String(decoding: buffer[0..<n], as: UTF8.self)
     }
 
-    private static func spawn(arguments: [String], log: String) throws(DaemonFailure) -> pid_t {
-        guard let executable = executablePath() else { throw DaemonFailure("cannot find this program's executable in /proc/self/exe") }
+    private static func spawn(_ named: String?, arguments: [String], environment: [String: String]?, log: String) throws(DaemonFailure) -> pid_t {
+        guard let executable = named ?? executablePath() else { throw DaemonFailure("cannot find this program's executable in /proc/self/exe") }
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
         posix_spawn_file_actions_init(&actions)
@@ -76,8 +79,11 @@ public enum DaemonLauncher {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup($0.key + "=" + $0.value) } + [nil] }
+        defer { envp?.forEach { free($0) } }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result = envp.map { posix_spawn(&pid, executable, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw DaemonFailure("cannot start \(executable): \(String(cString: strerror(result)))") }
         return pid
     }

@@ -49,6 +49,9 @@ public final class Session: Sendable {
     /// `startsLoop: false` stands for a system that gives no thread: every task fails as it starts.
     init(configuration: SessionConfiguration, delegate: SessionDelegate?, delegateQueue: DispatchQueue?,
          eventMonitor: TaskEventMonitor?, startsLoop: Bool, isShared: Bool = false) {
+        // A programming error, not input: a background session's tasks live in the daemon, not in this process.
+        precondition(configuration.identifier == nil,
+                     "SessionConfiguration.background(identifier:) is opened with BackgroundSession (module SluiceDaemon), not Session")
         self.configuration = configuration
         delegateBox = Locked(delegate)
         self.isShared = isShared

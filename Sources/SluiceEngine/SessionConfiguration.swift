@@ -61,6 +61,18 @@ public struct SessionConfiguration: Sendable {
 
     public static var `default`: SessionConfiguration { SessionConfiguration() }
 
+    /// A session whose tasks belong to the background daemon of this identifier (`sluice daemon --id`), where
+    /// they go on after this process ends. Opened with `BackgroundSession` (module SluiceDaemon), which starts
+    /// the daemon when absent; a `Session` cannot run it and stops the program if given one.
+    public static func background(identifier: String) -> SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.identifier = identifier
+        return configuration
+    }
+
+    /// The background session's identifier; nil for a session of this process.
+    public private(set) var identifier: String?
+
     /// The same as `default`, for code written for URLSession: a session keeps no cache, cookie or credential
     /// on disk either way.
     public static var ephemeral: SessionConfiguration { SessionConfiguration() }
