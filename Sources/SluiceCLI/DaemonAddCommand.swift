@@ -30,10 +30,16 @@ struct DaemonAddCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Fetch each file as N ranges over N connections when its server accepts ranges.", valueName: "N"))
     var split: Int?
 
-    @Flag(help: "Add them as data tasks (their bodies are not saved; for watching the flow with sluice attach).")
+    // Not --data: that is curl's request body, which `add` takes as curl does.
+    @Flag(name: .customLong("data-task"), help: "Add them as data tasks (their bodies are not saved; for watching the flow with sluice attach).")
     var data = false
 
+    @Flag(help: "With --data-task: hold each response until it is answered in sluice attach (r allow, c cancel, d become a download).")
+    var ask = false
+
     @OptionGroup var daemon: DaemonOptions
+    @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
+    @OptionGroup var shortData: ShortDataOption
 
     mutating func run() throws {
         let urls = ArgumentRuns.current.unfold(self.urls)
@@ -44,18 +50,24 @@ struct DaemonAddCommand: ParsableCommand {
             throw CLIFailure(code: 2, message: "--split takes 1 to \(SplitOptions.maximum) connections")
         }
         if data && (output != nil || outputDir != nil) { throw CLIFailure(code: 2, message: "a data task saves nothing: -o and --output-dir are for downloads") }
-        for url in urls where ParsedURL.parse(url) == nil {
-            throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
+        if ask && !data { throw CLIFailure(code: 2, message: "--ask holds a data task's response: add --data-task") }
+        var parsed: [URL] = []
+        for url in urls {
+            guard let valid = ParsedURL.parse(url) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))") }
+            parsed.append(valid)
         }
+        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values)
         let directory = DaemonOptions.absolute(outputDir ?? ".")
         var info = stat()
         guard data || output != nil || (stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
             throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(directory)) does not exist")
         }
         let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
-        for url in urls {
+        for (url, valid) in zip(urls, parsed) {
             var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
             if let split { fields.append(("split", String(split))) }
+            if ask { fields.append(("ask", "true")) }
+            fields += request.fields(for: valid)
             if let output { fields.append(("output", JSONText.quote(DaemonOptions.absolute(output)))) }
             else if !data { fields.append(("directory", JSONText.quote(directory))) }
             let body = "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"

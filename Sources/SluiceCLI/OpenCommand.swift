@@ -8,6 +8,7 @@ import Foundation
 #endif
 import SluiceEngine
 import SluiceStore
+import SluiceDaemon
 import SluiceTUI
 import SluiceViewModel
 
@@ -47,6 +48,11 @@ struct OpenCommand: ParsableCommand {
     @Flag(help: "Start with an empty list: the history and unfinished downloads stay in the store for the next start.")
     var fresh = false
 
+    @Flag(help: "Hand the URLs to the background daemon (started when absent) and open the UI on it (sluice attach): they go on after q.")
+    var background = false
+
+    @OptionGroup var daemon: DaemonOptions
+
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup(title: "Retries and limits") var retryOptions: RetryOptions
@@ -58,6 +64,8 @@ struct OpenCommand: ParsableCommand {
         for url in texts where ParsedURL.parse(url) == nil {
             throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
         }
+        if background { return try runInBackground(texts, interactive: interactive) }
+        if daemon.identifier != DaemonPaths.defaultIdentifier { throw CLIFailure(code: 2, message: "--id names a daemon: give it with --background") }
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         if let perHost, perHost < 1 { throw CLIFailure(code: 2, message: "--per-host needs at least 1") }
         guard (1...SplitOptions.maximum).contains(split) else {
@@ -85,6 +93,36 @@ struct OpenCommand: ParsableCommand {
             }
         }
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive)
+    }
+
+    /// `--background`: the URLs go to the daemon, then the UI attaches to it.
+    private func runInBackground(_ texts: [String], interactive: Bool) throws {
+        guard interactive else {
+            throw CLIFailure(code: 2, message: "--background opens the UI on the daemon and needs a terminal; sluice add hands it URLs without one")
+        }
+        let given: [(Bool, String)] = [(retryOptions.retry != nil || retryOptions.retryMaxTime != nil, "--retry"),
+                                       (retryOptions.limitRate != nil, "--limit-rate (L in the UI)"), (split != 1, "--split (sluice add --split)"),
+                                       (perHost != nil, "--per-host"), (jobs != 6, "-j (J in the UI)"), (fresh, "--fresh")]
+        if let (_, flag) = given.first(where: { $0.0 }) {
+            throw CLIFailure(code: 2, message: "\(flag) is this UI's own setting; the daemon keeps its own: leave it out with --background")
+        }
+        let request = try DaemonRequestFields(requestOptions)
+        let (directory, theme, useColor) = try interface.prepare(interactive: true)
+        let client = try daemon.client(startingIn: directory)
+        for text in texts {
+            guard let url = ParsedURL.parse(text) else { continue }
+            var fields = [("url", JSONText.quote(text)), ("kind", download ? "\"download\"" : "\"data\"")]
+            if download { fields.append(("directory", JSONText.quote(directory))) } else if ask { fields.append(("ask", "true")) }
+            fields += request.fields(for: url)
+            let reply: DaemonResponse
+            do {
+                reply = try client.send("POST", "/tasks", body: "{" + fields.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}")
+            } catch {
+                throw CLIFailure(code: 1, message: error.message)
+            }
+            _ = try DaemonOptions.checked(reply)
+        }
+        try AttachCommand.attach(client, identifier: daemon.identifier, directory: directory, theme: theme, useColor: useColor)
     }
 
     /// The durable store and what it holds; without a usable one the UI still runs, with a warning and no history.

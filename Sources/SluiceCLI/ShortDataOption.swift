@@ -1,4 +1,4 @@
-// curl's `-d DATA` for `sluice get` and `sluice put`. It is not in RequestOptions because the UI (`sluice URL...`)
+// curl's `-d DATA` for `sluice get`, `sluice put` and `sluice add`. It is not in RequestOptions because the UI (`sluice URL...`)
 // gives -d to --download, as aria2 users expect of a download manager; there the body is --data (docs/decisions.md).
 import ArgumentParser
 

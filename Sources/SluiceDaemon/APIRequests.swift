@@ -4,16 +4,24 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SluiceEngine
 import SluiceTUI
 import SluiceViewModel
 
-/// `{"url": "...", "kind": "download"|"data", "output": "/abs/FILE"?, "directory": "/abs/DIR"?, "split": N?}`
+/// `{"url": "...", "kind": "download"|"data", "output": "/abs/FILE"?, "directory": "/abs/DIR"?, "split": N?,
+/// "ask": true?, "method": "POST"?, "headers": [["Name", "value"], ...]?, "body": "BASE64"?}`
 public struct AddRequest: Sendable, Equatable {
     public let url: String
     public let kind: TaskKind
     public let destination: DownloadDestination?
     /// Connections for a download's ranges (1 to 16); nil: the daemon's default.
     public var split: Int? = nil
+    /// A data task's response waits for an answer (resume: allow, cancel, convert: become a download).
+    public var ask = false
+    /// The request's own method, headers and body (curl's -X, -H, -d as `sluice add` takes them); nil: a GET.
+    public var method: String? = nil
+    public var headers: [HeaderLine] = []
+    public var body: Data? = nil
 
     private struct Body: Decodable {
         let url: String
@@ -21,6 +29,17 @@ public struct AddRequest: Sendable, Equatable {
         let output: String?
         let directory: String?
         let split: Int?
+        let ask: Bool?
+        let method: String?
+        let headers: [[String]]?
+        let body: String?
+    }
+
+    /// The request for `url` this asks for, when it asks for more than a plain GET.
+    public var request: (@Sendable (URL) -> Request)? {
+        guard method != nil || !headers.isEmpty || body != nil else { return nil }
+        let (method, headers, body) = (self.method ?? (self.body == nil ? "GET" : "POST"), self.headers, self.body)
+        return { url in Request(url: url, method: method, headers: HTTPHeaders(headers.map { (name: $0.name, value: $0.value) }), body: body) }
     }
 
     public static func parse(_ data: Data) -> Result<AddRequest, DaemonFailure> {
@@ -42,8 +61,36 @@ public struct AddRequest: Sendable, Equatable {
             return .failure(DaemonFailure("\(Sanitized.text(path)) is not an absolute path"))
         }
         if let split = body.split, !(1...16).contains(split) { return .failure(DaemonFailure("split is 1 to 16 connections")) }
+        if body.ask == true && kind != .data { return .failure(DaemonFailure("ask holds a data task's response: give \"kind\": \"data\"")) }
+        if let method = body.method, method.isEmpty || !method.utf8.allSatisfy(Self.isTokenByte) {
+            return .failure(DaemonFailure("not a method: \(Sanitized.text(method))"))
+        }
+        var headers: [HeaderLine] = []
+        for pair in body.headers ?? [] {
+            guard pair.count == 2, !pair[0].isEmpty, pair[0].utf8.allSatisfy(Self.isTokenByte),
+                  !pair[1].utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
+                return .failure(DaemonFailure("a header is [\"Name\", \"value\"], a token and a value on one line"))
+            }
+            headers.append(HeaderLine(pair[0], pair[1]))
+        }
+        var payload: Data?
+        if let text = body.body {
+            guard let decoded = Data(base64Encoded: text) else { return .failure(DaemonFailure("body is base64")) }
+            payload = decoded
+        }
         let destination = body.output.map(DownloadDestination.file) ?? body.directory.map(DownloadDestination.directory)
-        return .success(AddRequest(url: body.url, kind: kind, destination: destination, split: body.split))
+        return .success(AddRequest(url: body.url, kind: kind, destination: destination, split: body.split, ask: body.ask ?? false,
+                                   method: body.method, headers: headers, body: payload))
+    }
+}
+
+extension AddRequest {
+    /// RFC 9110's tchar: what a method or a header name is made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
     }
 }
 

@@ -65,7 +65,7 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             run(context) { $0.rows() }
         case (.POST, 1) where parts[0] == "tasks":
             switch AddRequest.parse(body) {
-            case .success(let add): run(context) { $0.add(url: add.url, kind: add.kind, destination: add.destination, split: add.split) }
+            case .success(let add): run(context) { $0.add(add) }
             case .failure(let problem): respond(context, .error(400, problem.message))
             }
         case (.POST, 3) where parts[0] == "tasks" && parts[2] == "move":

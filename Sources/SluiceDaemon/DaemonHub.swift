@@ -203,9 +203,11 @@ public final class DaemonHub: Sendable {
         return DaemonReply(200, TaskJSON.array(rows, now: now))
     }
 
-    public func add(url: String, kind: TaskKind, destination: DownloadDestination?, split: Int? = nil) -> DaemonReply {
-        let added = kind == .download ? app.addDownload(url, to: destination ?? .directory(outputDirectory), split: split)
-                                      : app.add(url, kind: .data)
+    public func add(_ request: AddRequest) -> DaemonReply {
+        let url = request.url
+        let added = request.kind == .download
+            ? app.addDownload(url, to: request.destination ?? .directory(outputDirectory), split: request.split, request: request.request)
+            : app.add(url, asks: request.ask, kind: .data, request: request.request)
         switch added {
         case .success(let id):
             drain()  // the new row is in the model before the reply says it exists

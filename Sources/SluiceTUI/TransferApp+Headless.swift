@@ -37,11 +37,12 @@ extension TransferApp {
     public func carryOut(_ intent: Intent) -> String? { perform(intent) }
 
     /// Adds a download saved at `destination`; the row's id, or why not.
-    /// `split`: connections for its ranges, else the app's `--split`.
-    public func addDownload(_ text: String, to destination: DownloadDestination, split: Int? = nil) -> Result<Int, AddError> {
+    /// `split`: connections for its ranges, else the app's `--split`; `request`: this download's own, else the app's.
+    public func addDownload(_ text: String, to destination: DownloadDestination, split: Int? = nil,
+                            request custom: (@Sendable (URL) -> Request)? = nil) -> Result<Int, AddError> {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
         if let running = delegate.downloadRow(for: url) { return .success(running) }
-        let request = makeRequest(url)
+        let request = (custom ?? makeRequest)(url)
         let companions: DownloadCompanions
         var resumeData: Data?
         switch place(url: url, destination) {

@@ -82,12 +82,14 @@ public final class TransferApp: Sendable {
 
     /// Adds a task, started now or when its turn comes: a data task (with `asks`, its response waits for the
     /// user's r, c or d), or a download saved in the output directory under the URL's name, crash-safe beside it.
-    /// The row's id, or why the URL cannot be added.
+    /// The row's id, or why the URL cannot be added. `request`: this task's own (a client of the daemon sends its
+    /// method, headers and body), else the app's.
     @discardableResult
-    public func add(_ text: String, asks: Bool = false, kind: TaskKind = .data) -> Result<Int, AddError> {
+    public func add(_ text: String, asks: Bool = false, kind: TaskKind = .data,
+                    request custom: (@Sendable (URL) -> Request)? = nil) -> Result<Int, AddError> {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
-        if kind == .download { return addDownload(text, to: .directory(outputDirectory)) }
-        let request = makeRequest(url)
+        if kind == .download { return addDownload(text, to: .directory(outputDirectory), request: custom) }
+        let request = (custom ?? makeRequest)(url)
         let managed = ManagedTask(row: delegate.newRow(), task: session.dataTask(with: request), request: request)
         let headers = managed.task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
         keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .data, companions: nil,

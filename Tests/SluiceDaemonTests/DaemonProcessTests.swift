@@ -100,7 +100,7 @@ struct DaemonProcessTests {
         let server = try DaemonServers.shared()
         try await withDaemon { fixture in
             let set = server.url("/cookies/set?daemonkeep=yes&attributes=%3B%20Max-Age%3D3600").absoluteString
-            #expect(try await fixture.sluice(["add", "--data", set]).status == 0)
+            #expect(try await fixture.sluice(["add", "--data-task", set]).status == 0)
             _ = try await fixture.waitForTasks { $0.count == 1 && $0[0]["outcome"] as? String == "finished" }
             #expect(try await fixture.sluice(["stop"]).status == 0)
             // A new daemon: the cookie comes from the file kept beside its store, not from memory.
