@@ -281,7 +281,8 @@ public final class DaemonHub: Sendable {
     func setRate(of id: Int, _ limit: Int64?) -> DaemonReply {
         if let limit, limit < 1 { return .error(400, "bytesPerSecond is at least 1, or null for no limit") }
         drain()
-        guard state.withLock({ $0.model.row(id) }) != nil else { return .error(404, "no task #\(id)") }
+        guard let row = state.withLock({ $0.model.row(id) }) else { return .error(404, "no task #\(id)") }
+        if row.isFinished { return .error(409, "#\(id) has ended: a limit is for a task under way or waiting") }
         let message = app.carryOut(.setTaskRate(id, limit)) ?? ""
         drain()
         logger.info("\(message)")
