@@ -62,9 +62,14 @@ struct GetCommand: ParsableCommand {
     @OptionGroup(title: "Split downloads") var splitOptions: SplitOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup var shortData: ShortDataOption
+    @OptionGroup(title: "A pasted curl command") var curlPaste: CurlPasteOption
+    @OptionGroup var glob: GlobOption
 
     mutating func run() throws {
-        var texts = ArgumentRuns.current.unfold(urls)
+        let paste = try curlPaste.read()
+        if let paste { take(paste) }
+        let globbed = try glob.expand(ArgumentRuns.current.unfold(urls), output: output)
+        var texts = globbed.urls
         if let inputFile { texts += try URLList.read(inputFile) }
         if texts.isEmpty, !splitOptions.mirrors.isEmpty {  // `sluice get -o FILE --mirrors A --mirrors B`: A leads
             texts = [splitOptions.mirrors.removeFirst()]
@@ -84,7 +89,13 @@ struct GetCommand: ParsableCommand {
         }
         let recorder = try flowExport.recorder(urls: targets.count)
         do {
-            try FlowRecorder.$current.withValue(recorder) { try transfer(targets) }
+            try FlowRecorder.$current.withValue(recorder) {
+                if let outputs = globbed.outputs, outputs.count == targets.count {
+                    try transferEach(targets, to: outputs, paste: paste)
+                } else {
+                    try transfer(targets, paste: paste)
+                }
+            }
         } catch {
             recorder?.writeAfterFailure()
             throw error
@@ -93,8 +104,9 @@ struct GetCommand: ParsableCommand {
     }
 
     /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
-    private func transfer(_ targets: [URL]) throws {
-        let prepared = try requestOptions.prepare(shortData: shortData.values)
+    private func transfer(_ targets: [URL], paste: CurlPaste?) throws {
+        var prepared = try requestOptions.prepare(shortData: shortData.values)
+        paste?.fillBody(&prepared, methodGiven: requestOptions.method != nil)
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
@@ -129,6 +141,28 @@ struct GetCommand: ParsableCommand {
                 try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
                              configuration: configuration, monitor: monitor, retriesMade: retriesMade)
             }
+        }
+    }
+
+    /// A globbed URL with -o naming #1, #2...: each URL into its own file, one after another as curl does; a
+    /// failure is said and the rest go on, and the command fails at the end if any did.
+    private func transferEach(_ targets: [URL], to outputs: [String], paste: CurlPaste?) throws {
+        var failed = 0
+        var last: CLIFailure?
+        for (target, name) in zip(targets, outputs) {
+            var one = self
+            one.output = name
+            do {
+                try one.transfer([target], paste: paste)
+            } catch let failure as CLIFailure {
+                if failure.code > 128 { throw failure }  // interrupted: stop here, as curl
+                StandardStreams.error("sluice: \(Sanitized.text(target.absoluteString)): \(failure.message)\n")
+                failed += 1
+                last = failure
+            }
+        }
+        if let last {
+            throw CLIFailure(code: last.code, message: "\(failed) of \(targets.count) transfers failed")
         }
     }
 

@@ -12,27 +12,7 @@ public struct StoredHeader: Sendable, Equatable {
     /// The value to print: Authorization and Proxy-Authorization keep only their scheme ("Basic [redacted]"),
     /// Cookie only its cookies' names ("session=[redacted]"), because a history listing gets pasted into
     /// bug reports.
-    public var displayValue: String {
-        switch name.lowercased() {
-        case "authorization", "proxy-authorization":
-            let scheme = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            return scheme.count == 2 ? scheme[0] + " " + Self.redacted : Self.redacted
-        case "cookie":
-            let names = value.split(separator: ";").map { pair -> String in
-                let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                return name.trimmingSpaces() + "=" + Self.redacted
-            }
-            return names.isEmpty ? Self.redacted : names.joined(separator: "; ")
-        default:
-            return value
-        }
-    }
+    public var displayValue: String { Redacted.value(value, ofHeader: name) }
 
-    public static let redacted = "[redacted]"
-}
-
-extension Substring {
-    fileprivate func trimmingSpaces() -> String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
-    }
+    public static let redacted = Redacted.marker
 }

@@ -1,0 +1,228 @@
+// A pasted "Copy as cURL" command read into the request it describes: URL, method, headers, cookies, body, flags.
+
+/// What a browser's "Copy as cURL (bash)" (or a hand-written curl command) asks for, in curl's meanings. Pure: the
+/// CLI, the daemon's add and the UI's paste key all read a paste through this. A paste never makes sluice read a
+/// local file (`-d @FILE`, `-H @FILE`, `-b FILE`): a command copied from a web page could otherwise post
+/// ~/.ssh/id_rsa to a server. Flags sluice has no meaning for are kept in `ignoredFlags` for one warning.
+public struct CurlPaste: Sendable, Equatable {
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    public enum HTTPVersion: Sendable, Equatable { case http1_1, http2 }
+
+    /// The URLs, in order (curl fetches each); `--url` and plain words alike.
+    public var urls: [String] = []
+    /// `-X`; nil when the paste gives none (then GET, or POST with a body, as curl).
+    public var method: String?
+    /// `-H` lines as given ("Name: value"), with `-A` and `-e` as User-Agent and Referer lines, in order.
+    public var headers: [String] = []
+    /// `-b NAME=VALUE` texts, in order.
+    public var cookies: [String] = []
+    /// `-d`, `--data-raw`, `--data-binary`, `--data-ascii`, `--data-urlencode` joined with `&`, as curl; nil: none.
+    public var body: [UInt8]?
+    /// `-u USER[:PASSWORD]`.
+    public var user: String?
+    public var insecure = false
+    /// `--compressed`: sluice always asks for and decodes every encoding its libcurl knows.
+    public var compressed = false
+    /// `-L`: sluice follows redirects in any case.
+    public var followsRedirects = false
+    public var httpVersion: HTTPVersion?
+    /// `-x`.
+    public var proxy: String?
+    /// `-o`.
+    public var output: String?
+    /// `-g`: URLs are taken as they are, with no `[1-3]` or `{a,b}` expansion.
+    public var globOff = false
+    /// Flags curl has and sluice does not act on, each named once, in the order met (values are never kept: a
+    /// `--oauth2-bearer TOKEN` must not reach a warning).
+    public var ignoredFlags: [String] = []
+
+    public init() {}
+
+    /// The method the request goes with: `-X`, else POST with a body, else GET.
+    public var effectiveMethod: String { method ?? (body == nil ? "GET" : "POST") }
+
+    /// The one warning for the flags sluice ignores, or nil.
+    public var warning: String? {
+        guard !ignoredFlags.isEmpty else { return nil }
+        let list = ignoredFlags.map(Sanitized.text).joined(separator: ", ")
+        return "the pasted command's \(list) \(ignoredFlags.count == 1 ? "has" : "have") no meaning in sluice and \(ignoredFlags.count == 1 ? "is" : "are") ignored"
+    }
+
+    /// Reads a pasted command. It may begin with `curl` (or a path to it) or go straight to its arguments.
+    public static func parse(_ text: String) throws(Failure) -> CurlPaste {
+        let words: [[UInt8]]
+        do throws(ShellWords.Failure) { words = try ShellWords.split(text) } catch { throw Failure(message: error.message) }
+        var reader = ArgumentReader(words: words)
+        if let first = reader.peekText() {
+            let name = first.split(separator: "/").last.map(String.init) ?? first
+            if name == "curl" || name == "curl.exe" {
+                reader.skip()
+            } else if !first.hasPrefix("-") && !first.contains(".") && !first.contains(":") {
+                throw Failure(message: "not a curl command: it begins with \(Sanitized.text(first))")
+            }
+        }
+        var paste = CurlPaste()
+        try paste.read(&reader)
+        guard !paste.urls.isEmpty else { throw Failure(message: "the pasted command has no URL") }
+        return paste
+    }
+
+    private mutating func read(_ reader: inout ArgumentReader) throws(Failure) {
+        var bodyParts: [[UInt8]] = []
+        defer { if !bodyParts.isEmpty { body = Array(bodyParts.joined(separator: [UInt8(ascii: "&")])) } }
+        while let word = reader.next() {
+            guard word.count > 1, word.first == UInt8(ascii: "-") else {
+                urls.append(String(decoding: word, as: UTF8.self))
+                continue
+            }
+            if word[1] == UInt8(ascii: "-") {
+                let name = String(decoding: word.dropFirst(2), as: UTF8.self)
+                try long(name, &reader, &bodyParts)
+                continue
+            }
+            // A bundle of short options (-sSL, -XPOST, -kLo FILE): one taking a value takes the rest of the word,
+            // or the next word when the rest is empty.
+            var i = 1
+            while i < word.count {
+                let letter = word[i]
+                i += 1
+                var value: [UInt8] = []
+                if CurlFlags.shortWithValue.contains(letter) {
+                    if i < word.count {
+                        value = Array(word[i...])
+                        i = word.count
+                    } else if let next = reader.next() {
+                        value = next
+                    } else {
+                        throw Failure(message: "-\(String(UnicodeScalar(letter))) needs a value")
+                    }
+                }
+                try short(letter, value, &bodyParts)
+            }
+        }
+    }
+
+    private mutating func short(_ letter: UInt8, _ value: [UInt8], _ bodyParts: inout [[UInt8]]) throws(Failure) {
+        let names: [UInt8: String] = [
+            UInt8(ascii: "X"): "request", UInt8(ascii: "H"): "header", UInt8(ascii: "b"): "cookie",
+            UInt8(ascii: "d"): "data", UInt8(ascii: "u"): "user", UInt8(ascii: "k"): "insecure",
+            UInt8(ascii: "L"): "location", UInt8(ascii: "A"): "user-agent", UInt8(ascii: "e"): "referer",
+            UInt8(ascii: "x"): "proxy", UInt8(ascii: "o"): "output", UInt8(ascii: "g"): "globoff",
+            UInt8(ascii: "s"): "silent", UInt8(ascii: "S"): "show-error",
+        ]
+        let flag = "-" + String(UnicodeScalar(letter))
+        guard let name = names[letter] else { return note(flag) }
+        try apply(name, shownAs: flag, value: value, &bodyParts)
+    }
+
+    private mutating func long(_ name: String, _ reader: inout ArgumentReader, _ bodyParts: inout [[UInt8]]) throws(Failure) {
+        let known: Set<String> = [
+            "url", "request", "header", "cookie", "data", "data-raw", "data-binary", "data-ascii", "data-urlencode",
+            "user", "insecure", "compressed", "location", "user-agent", "referer", "http1.1", "http2", "proxy",
+            "output", "globoff", "silent", "show-error",
+        ]
+        let takesValue = CurlFlags.longWithValue.contains(name)
+        var value: [UInt8] = []
+        if takesValue {
+            guard let next = reader.next() else { throw Failure(message: "--\(Sanitized.text(name)) needs a value") }
+            value = next
+        }
+        guard known.contains(name) else { return note("--" + name) }
+        try apply(name, shownAs: "--" + name, value: value, &bodyParts)
+    }
+
+    /// One flag sluice knows, by its long name.
+    private mutating func apply(_ name: String, shownAs flag: String, value: [UInt8],
+                                _ bodyParts: inout [[UInt8]]) throws(Failure) {
+        let text = String(decoding: value, as: UTF8.self)
+        switch name {
+        case "url": urls.append(text)
+        case "request": method = text
+        case "header":
+            if text.hasPrefix("@") { throw Self.readsFile(flag, text) }
+            headers.append(text)
+        case "user-agent": headers.append("User-Agent: " + text)
+        case "referer": headers.append("Referer: " + text)
+        case "cookie":
+            guard text.contains("=") else {
+                throw Failure(message: "\(flag) \(Sanitized.text(text)) names a cookie file; a paste gives cookies as text (-b 'name=value'), and sluice does not read files a paste names")
+            }
+            cookies.append(text)
+        case "data", "data-ascii", "data-binary":
+            if value.first == UInt8(ascii: "@") { throw Self.readsFile(flag, text) }
+            bodyParts.append(value)
+        case "data-raw": bodyParts.append(value)
+        case "data-urlencode": bodyParts.append(try Self.urlEncodedPart(value, flag: flag))
+        case "user": user = text
+        case "insecure": insecure = true
+        case "compressed": compressed = true
+        case "location": followsRedirects = true
+        case "http1.1": httpVersion = .http1_1
+        case "http2": httpVersion = .http2
+        case "proxy": proxy = text
+        case "output": output = text
+        case "globoff": globOff = true
+        case "silent", "show-error": break  // curl's own meter and messages; sluice prints its own
+        default: note(flag)
+        }
+    }
+
+    private mutating func note(_ flag: String) {
+        if !ignoredFlags.contains(flag) { ignoredFlags.append(flag) }
+    }
+
+    private static func readsFile(_ flag: String, _ argument: String) -> Failure {
+        Failure(message: "\(flag) \(Sanitized.text(argument)) reads a local file; sluice does not read files a paste names (give the content itself, or type the flag on the command line)")
+    }
+
+    /// `--data-urlencode`'s forms: CONTENT, =CONTENT, NAME=CONTENT (the content encoded, the name not); NAME@FILE
+    /// and @FILE read a file, which a paste may not. The first of `=` and `@` decides, as in curl.
+    static func urlEncodedPart(_ argument: [UInt8], flag: String) throws(Failure) -> [UInt8] {
+        guard let mark = argument.firstIndex(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "@") }) else {
+            return percentEncoded(argument)
+        }
+        if argument[mark] == UInt8(ascii: "@") {
+            throw readsFile(flag, String(decoding: argument, as: UTF8.self))
+        }
+        let name = Array(argument[..<mark])
+        let content = percentEncoded(Array(argument[(mark + 1)...]))
+        return name.isEmpty ? content : name + [UInt8(ascii: "=")] + content
+    }
+
+    /// curl_easy_escape: everything but letters, digits and `-._~` as %XX.
+    static func percentEncoded(_ bytes: [UInt8]) -> [UInt8] {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return out
+    }
+}
+
+/// The paste's words, one at a time.
+private struct ArgumentReader {
+    let words: [[UInt8]]
+    var at = 0
+
+    mutating func next() -> [UInt8]? {
+        guard at < words.count else { return nil }
+        defer { at += 1 }
+        return words[at]
+    }
+
+    func peekText() -> String? { at < words.count ? String(decoding: words[at], as: UTF8.self) : nil }
+
+    mutating func skip() { at += 1 }
+}
