@@ -23,29 +23,39 @@ final class Transfer {
         case resend
     }
 
+    // The fields marked `@exclusivity(unchecked)` are read and written in every libcurl callback (a callback per
+    // header line, per 16 KiB of body). Each access to a class's `var` otherwise costs a dynamic exclusivity check
+    // (swift_beginAccess and a thread-local access set), 45 a request in the HTTP/2 small-file benchmark
+    // (docs/performance.md). Only the loop thread touches them, and no method of theirs calls back into this
+    // class while it runs, so no two accesses can overlap (the compiler's static diagnostics still apply).
+
     /// The task the bytes go to; a data task's transfer can be handed to a download task (`adopt`).
-    private(set) var task: SessionTask
+    @exclusivity(unchecked) private(set) var task: SessionTask
     private(set) var id: Int
     private(set) var easy: UnsafeMutableRawPointer?
-    private var machine: RequestStateMachine
+    @exclusivity(unchecked) private var machine: RequestStateMachine
 
     private let url: URL
     /// The request URL as libcurl was given it; a different effective URL means a redirect was followed.
     private let urlString: String
     private let scheme: String
-    private var headerParser = HeaderLineParser()
-    private var splitter: MultipartSplitter?
+    @exclusivity(unchecked) private var headerParser = HeaderLineParser()
+    @exclusivity(unchecked) private var splitter: MultipartSplitter?
     private var partIndex = 0
     /// Set for data: and file: URLs, which the engine reads itself instead of libcurl.
     private var local: LocalSource?
     private var lastActivity: UInt64
+    /// Bytes came in a libcurl callback since the last timeout check, which then moves `lastActivity` to its own
+    /// time instead of a clock read per header line and per body chunk (12 a request in the HTTP/2 small-file
+    /// benchmark). The timeout can fire up to one check (100 ms) later than the last byte says, never earlier.
+    @exclusivity(unchecked) private var receivedSinceCheck = false
     private let inactivityLimit: UInt64
     private let maximumRedirects: Int
     private let deadline: UInt64
     /// Body bytes gathered within one loop turn: libcurl hands over at most 16 KiB per call, and one delegate
     /// dispatch per 16 KiB costs more than the copy. Flushed when full and after every `curl_multi_perform`.
-    private var pending: UnsafeMutableRawPointer?
-    private var pendingCount = 0
+    @exclusivity(unchecked) private var pending: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var pendingCount = 0
     private let pool: BufferPool
     private let handles: EasyHandles
     /// The request body, read on demand by libcurl's read callback.
@@ -272,7 +282,7 @@ final class Transfer {
         task.session.loop.assertOnLoopThread("a transfer")
         guard machine.readsHead else { return count }  // trailers after the body are not a new response
         headerParser.feed(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
-        lastActivity = uptimeNow()
+        receivedSinceCheck = true
         guard headerParser.isComplete, let status = headerParser.statusCode else { return count }
         if status < 200 {  // informational: told to the delegate; the next status line starts the real head
             if status != 101 { task.deliverInformational(makeResponse(headers: headerParser.fields, part: nil)) }
@@ -420,11 +430,11 @@ final class Transfer {
         while true {
             switch machine.bodyArrived(fits: pendingCount + count <= pool.size, isMultipart: boundary != nil) {
             case .gather:
-                lastActivity = uptimeNow()
+                receivedSinceCheck = true
                 gather(chunk)
                 return count
             case .feedParts:
-                lastActivity = uptimeNow()
+                receivedSinceCheck = true
                 if splitter == nil, let boundary { splitter = MultipartSplitter(boundary: boundary) }
                 splitter?.feed(chunk)
                 pumpParts()
@@ -432,7 +442,7 @@ final class Transfer {
             case .deliverResponse:
                 // Then the bytes are offered again: while the answer is awaited they gather undelivered, and only
                 // a full buffer pauses libcurl, so a small response needs no pause and unpause at all.
-                lastActivity = uptimeNow()
+                receivedSinceCheck = true
                 if let problem = deliverHeadResponse() { return inCallback(machine.fail(problem), count) }
             case let action:
                 return inCallback(action, count)
@@ -660,6 +670,10 @@ final class Transfer {
     func timeoutError(now: UInt64) -> TransferError? {
         if now >= deadline {
             return TransferError(.timedOut, "the resource timeout passed before the transfer finished", failingURL: url)
+        }
+        if receivedSinceCheck {
+            lastActivity = now
+            receivedSinceCheck = false
         }
         // A held transfer waits for its consumer, not the network; one that waits for a redirect's body does not.
         guard machine.timeoutApplies, !uploadStarved, now &- lastActivity > inactivityLimit else { return nil }

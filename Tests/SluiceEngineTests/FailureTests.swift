@@ -73,6 +73,16 @@ import Testing
         #expect(r.snapshot.responses.count <= 1)
     }
 
+    /// Bytes arriving more often than the inactivity timeout keep it away, though the whole body takes longer than
+    /// it: the callbacks only flag that bytes came, and the loop's timeout check stamps the time.
+    @Test func bytesThatKeepComingKeepTheInactivityTimeoutAway() async throws {
+        let server = try Servers.shared()
+        guard let (r, task) = await run(server.url("/drip?bytes=700&chunk=100&interval=250"),
+                                        configure: { $0.timeoutIntervalForRequest = 1 }) else { return }
+        #expect(r.snapshot.error == nil)
+        #expect(task.countOfBytesReceived == 700)
+    }
+
     @Test func noAnswerAtAllTimesOut() async throws {
         let server = try Servers.shared()
         guard let (r, _) = await run(server.url("/silent"), configure: { $0.timeoutIntervalForRequest = 0.5 }) else { return }

@@ -1,0 +1,194 @@
+// `sluice get`'s arguments read by hand when every one of them is plain, without ArgumentParser's reflection.
+import ArgumentParser
+
+enum GetFastParse {
+    /// `get ...` as a GetCommand, or nil to go the long way (DirectParse, then the whole tree).
+    ///
+    /// ArgumentParser's parse of `get` alone was 21 M instructions of a 123 M run fetching 200 small files
+    /// (docs/performance.md): it builds its argument set by reflecting on the command and its option groups, and
+    /// each property-wrapper type costs a scan of every protocol conformance in the binary. This reads only the
+    /// plain shapes: `--name value`, `-x value`, flags, and URLs that do not start with `-`. Anything else (`--`,
+    /// `--name=value`, `-abc`, a value starting with `-`, an unknown name, a single-valued option given twice, a
+    /// value that does not convert, a failed validation, help) returns nil, so ArgumentParser answers it and what
+    /// it prints is unchanged. GetFastParseTests compares both parses over many argument lists.
+    static func command(_ arguments: [String]) -> GetCommand? {
+        guard arguments.first == GetCommand.configuration.commandName else { return nil }
+        var scan = Scan()
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-") else {
+                scan.urls.append(argument)
+                continue
+            }
+            if let flag = Flag(rawValue: argument) {
+                guard scan.set(flag) else { return nil }
+                continue
+            }
+            guard let option = Option(rawValue: argument), index < arguments.count, !arguments[index].hasPrefix("-")
+            else { return nil }
+            guard scan.set(option, arguments[index]) else { return nil }
+            index += 1
+        }
+        return scan.command()
+    }
+
+    /// The flags `get` takes, by every name ArgumentParser gives them.
+    private enum Flag: String {
+        case force = "--force", trace = "--trace", harBodies = "--har-bodies", netrc = "--netrc"
+        case insecure = "--insecure", k = "-k", http1_1 = "--http1.1", http2 = "--http2"
+        case basic = "--basic", digest = "--digest", anyauth = "--anyauth"
+        case proxyBasic = "--proxy-basic", proxyDigest = "--proxy-digest", proxyAnyauth = "--proxy-anyauth"
+    }
+
+    /// The options with a value, by every name ArgumentParser gives them.
+    private enum Option: String {
+        case i = "-i", j = "-j", outputDir = "--output-dir", o = "-o", output = "--output"
+        case disposition = "--disposition", timeout = "--timeout", mermaid = "--mermaid", har = "--har"
+        case retry = "--retry"
+        case retryMaxTime = "--retry-max-time", limitRate = "--limit-rate", split = "--split", mirrors = "--mirrors"
+        case checksum = "--checksum", H = "-H", header = "--header", X = "-X", request = "--request"
+        case method = "--method"
+        case data = "--data", dataBinary = "--data-binary", u = "-u", user = "--user", b = "-b", cookie = "--cookie"
+        case c = "-c", cookieJar = "--cookie-jar", x = "-x", proxy = "--proxy", U = "-U", proxyUser = "--proxy-user"
+        case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
+    }
+
+    /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
+    private struct Scan {
+        var urls: [String] = []
+        var inputFile: String?, jobs: Int?, outputDir: String?, output: String?, disposition: DispositionOption?
+        var timeout: Double?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
+        var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
+        var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?
+        var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
+        var cookies: [String] = [], shortData: [String] = []
+        var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
+        var http2 = false
+        var serverAuth = ServerAuthOption.basic, proxyAuth = ProxyAuthOption.proxyBasic
+
+        /// False for a flag given twice: ArgumentParser decides what that means.
+        mutating func set(_ flag: Flag) -> Bool {
+            switch flag {
+            case .force: return Self.once(&force)
+            case .trace: return Self.once(&trace)
+            case .harBodies: return Self.once(&harBodies)
+            case .netrc: return Self.once(&netrc)
+            case .insecure, .k: return Self.once(&insecure)
+            case .http1_1: return Self.once(&http1_1)
+            case .http2: return Self.once(&http2)
+            // Declared with `exclusivity: .chooseLast`, as curl takes the last of them.
+            case .basic: serverAuth = .basic
+            case .digest: serverAuth = .digest
+            case .anyauth: serverAuth = .anyauth
+            case .proxyBasic: proxyAuth = .proxyBasic
+            case .proxyDigest: proxyAuth = .proxyDigest
+            case .proxyAnyauth: proxyAuth = .proxyAnyauth
+            }
+            return true
+        }
+
+        /// False for a single-valued option given twice or a value that does not convert.
+        mutating func set(_ option: Option, _ value: String) -> Bool {
+            switch option {
+            case .i: return Self.once(&inputFile, value)
+            case .j: return Self.once(&jobs, Int(argument: value))
+            case .outputDir: return Self.once(&outputDir, value)
+            case .o, .output: return Self.once(&output, value)
+            case .disposition: return Self.once(&disposition, DispositionOption(argument: value))
+            case .timeout: return Self.once(&timeout, Double(argument: value))
+            case .mermaid: return Self.once(&mermaid, value)
+            case .har: return Self.once(&har, value)
+            case .retry: return Self.once(&retry, Int(argument: value))
+            case .retryMaxTime: return Self.once(&retryMaxTime, Double(argument: value))
+            case .limitRate: return Self.once(&limitRate, value)
+            case .split: return Self.once(&split, Int(argument: value))
+            case .checksum: return Self.once(&checksum, ChecksumOption(argument: value))
+            case .X, .request, .method: return Self.once(&method, value)
+            case .u, .user: return Self.once(&user, value)
+            case .c, .cookieJar: return Self.once(&cookieJar, value)
+            case .x, .proxy: return Self.once(&proxy, value)
+            case .U, .proxyUser: return Self.once(&proxyUser, value)
+            case .noProxy: return Self.once(&noProxy, value)
+            case .caCert: return Self.once(&caCert, value)
+            case .mirrors: mirrors.append(value)
+            case .H, .header: headers.append(value)
+            case .data: data.append(value)
+            case .dataBinary: dataBinary.append(value)
+            case .b, .cookie: cookies.append(value)
+            case .d: shortData.append(value)
+            }
+            return true
+        }
+
+        private static func once<T>(_ field: inout T?, _ value: T?) -> Bool {
+            guard field == nil, let value else { return false }
+            field = value
+            return true
+        }
+
+        private static func once(_ field: inout Bool) -> Bool {
+            guard !field else { return false }
+            field = true
+            return true
+        }
+
+        /// The command with every property set: a property-wrapper left unset would stop the program when read.
+        func command() -> GetCommand? {
+            var flowExport = FlowExportOptions()
+            flowExport.mermaid = mermaid
+            flowExport.har = har
+            flowExport.harBodies = harBodies
+            var retryOptions = RetryOptions()
+            retryOptions.retry = retry
+            retryOptions.retryMaxTime = retryMaxTime
+            retryOptions.limitRate = limitRate
+            var splitOptions = SplitOptions()
+            splitOptions.splitGiven = split
+            splitOptions.mirrors = mirrors
+            splitOptions.checksum = checksum
+            var requestOptions = RequestOptions()
+            requestOptions.headers = headers
+            requestOptions.method = method
+            requestOptions.data = data
+            requestOptions.dataBinary = dataBinary
+            requestOptions.user = user
+            requestOptions.serverAuth = serverAuth
+            requestOptions.netrc = netrc
+            requestOptions.cookies = cookies
+            requestOptions.cookieJar = cookieJar
+            requestOptions.proxy = proxy
+            requestOptions.proxyUser = proxyUser
+            requestOptions.proxyAuth = proxyAuth
+            requestOptions.noProxy = noProxy
+            requestOptions.insecure = insecure
+            requestOptions.caCert = caCert
+            requestOptions.http1_1 = http1_1
+            requestOptions.http2 = http2
+            var shortDataOption = ShortDataOption()
+            shortDataOption.values = shortData
+            // ArgumentParser runs these after its parse; a failure is left to it, to be reported in its words.
+            guard (try? flowExport.validate()) != nil, (try? splitOptions.validate()) != nil else { return nil }
+
+            // The defaults of -j and --timeout are GetCommand's, repeated (its property wrappers cannot be read before
+            // a parse); GetFastParseTests.theDefaultsAreGetCommandsOwn fails when the two differ.
+            var command = GetCommand()
+            command.urls = urls
+            command.inputFile = inputFile
+            command.jobs = jobs ?? 6
+            command.outputDir = outputDir
+            command.output = output
+            command.force = force
+            command.disposition = disposition ?? .allow
+            command.trace = trace
+            command.timeout = timeout ?? 60
+            command.flowExport = flowExport
+            command.retryOptions = retryOptions
+            command.splitOptions = splitOptions
+            command.requestOptions = requestOptions
+            command.shortData = shortDataOption
+            return command
+        }
+    }
+}

@@ -1,0 +1,87 @@
+// `sluice get`'s hand-read arguments give the command ArgumentParser gives, or leave the line to it.
+import ArgumentParser
+import Testing
+@testable import SluiceCLI
+
+@Suite struct GetFastParseTests {
+    /// Every property of the command, option groups included, as text; an unset property-wrapper shows
+    /// `*definition*` (and would stop the program when read).
+    private func text(_ command: GetCommand) -> String { String(describing: command) }
+
+    @Test func theBenchmarksLineTakesTheFastWay() throws {
+        let arguments = ["get", "-j", "50", "--http2", "--cacert", "ca.pem", "-i", "urls.txt"]
+        let fast = try #require(GetFastParse.command(arguments))
+        let tree = try GetCommand.parse(Array(arguments.dropFirst()))
+        #expect(text(fast) == text(tree))
+        #expect(fast.jobs == 50 && fast.requestOptions.http2 && fast.inputFile == "urls.txt" && fast.urls.isEmpty)
+        #expect(!text(fast).contains("*definition*"))
+    }
+
+    @Test func theDefaultsAreGetCommandsOwn() throws {
+        let fast = try #require(GetFastParse.command(["get", "http://h/"]))
+        #expect(text(fast) == text(try GetCommand.parse(["http://h/"])))
+        #expect(!text(fast).contains("*definition*"))
+    }
+
+    @Test func helpErrorsAndUnusualShapesAreLeftToArgumentParser() {
+        for arguments in [["get", "--help"], ["get", "-h"], ["get", "-j"], ["get", "-j", "x"], ["get", "--bogus"],
+                          ["get", "--", "http://h/"], ["get", "--jobs=5"], ["get", "-kj", "5"], ["get", "-o", "-", "u"],
+                          ["get", "-j", "2", "-j", "3"], ["get", "--force", "--force"], ["get", "--split", "0", "u"],
+                          ["get", "--har-bodies", "u"], ["get", "--disposition", "maybe"], ["get", "--checksum", "md5=x"],
+                          ["put", "f", "u"], ["open", "u"], [], ["getx"]] {
+            #expect(GetFastParse.command(arguments) == nil, "\(arguments)")
+        }
+    }
+
+    /// A thousand generated argument lists (about half of them plain enough for the fast way): whenever the fast way takes one, ArgumentParser takes it too and
+    /// gives the same command, every property set.
+    @Test func bothParsesAgreeOverManyArgumentLists() throws {
+        let names = ["-i", "-j", "--output-dir", "-o", "--output", "--force", "--disposition", "--trace", "--timeout",
+                     "--mermaid", "--har", "--har-bodies", "--retry", "--retry-max-time", "--limit-rate", "--split",
+                     "--mirrors", "--checksum", "-H", "--header", "-X", "--request", "--method", "--data", "--data-binary",
+                     "-u", "--user", "--basic", "--digest", "--anyauth", "--netrc", "-b", "--cookie", "-c", "--cookie-jar",
+                     "-x", "--proxy", "-U", "--proxy-user", "--proxy-basic", "--proxy-digest", "--proxy-anyauth",
+                     "--noproxy", "-k", "--insecure", "--cacert", "--http1.1", "--http2", "-d",
+                     // not read by the fast way
+                     "--jobs", "-h", "--help", "--", "-kf", "--timeout=3", "--bogus", "-", "-5"]
+        let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "allow", "cancel",
+                      "becomeDownload", "md5=0123456789abcdef0123456789abcdef", "sha256=zz", "a:b", "@file", "X: y", "2M"]
+        var random = SplitMix(seed: 13)
+        var taken = 0
+        var left = 0
+        for _ in 0..<1000 {
+            var arguments = ["get"]
+            for _ in 0..<random.next(below: 7) {
+                if random.next(below: 3) == 0 {
+                    arguments.append(values[random.next(below: values.count)])
+                } else {
+                    arguments.append(names[random.next(below: names.count)])
+                    if random.next(below: 5) != 0 { arguments.append(values[random.next(below: values.count)]) }
+                }
+            }
+            guard let fast = GetFastParse.command(arguments) else {
+                left += 1
+                continue
+            }
+            taken += 1
+            let tree = try #require(try? GetCommand.parse(Array(arguments.dropFirst())), "\(arguments): only the fast way takes it")
+            #expect(text(fast) == text(tree), "\(arguments)")
+            #expect(!text(fast).contains("*definition*"), "\(arguments)")
+        }
+        // Both kinds must occur often, or the comparison says little.
+        #expect(taken > 300 && left > 300, "taken \(taken), left \(left)")
+    }
+}
+
+/// A small seeded generator, so that every run tries the same lists.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(below bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
