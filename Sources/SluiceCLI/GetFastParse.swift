@@ -168,6 +168,11 @@ enum GetFastParse {
             requestOptions.http2 = http2
             var shortDataOption = ShortDataOption()
             shortDataOption.values = shortData
+            // `--curl` and `-g/--globoff` are not read here (they fall back to ArgumentParser): not given.
+            var curlPaste = CurlPasteOption()
+            curlPaste.command = nil
+            var glob = GlobOption()
+            glob.off = false
             // ArgumentParser runs these after its parse; a failure is left to it, to be reported in its words.
             guard (try? flowExport.validate()) != nil, (try? splitOptions.validate()) != nil else { return nil }
 
@@ -188,6 +193,8 @@ enum GetFastParse {
             command.splitOptions = splitOptions
             command.requestOptions = requestOptions
             command.shortData = shortDataOption
+            command.curlPaste = curlPaste
+            command.glob = glob
             return command
         }
     }
