@@ -82,12 +82,18 @@ public final class TaskStore: Sendable {
     /// The writer, in WAL mode with the schema brought up to date. It is released (closed) when this throws,
     /// so that a damaged file can be moved aside.
     private static func openWriter(_ path: String) throws -> SQLiteConnection {
+        var info = stat()
+        let isNew = stat(path, &info) != 0 || info.st_size == 0  // before SQLite makes the file
         let writer = try SQLiteConnection(path: path)
         try StoreSchema.refuseNewer(writer)
-        try useWAL(writer)
         // A commit is not an fsync in WAL mode: a kill -9 loses nothing committed, a power cut the last commits.
-        try writer.execute("PRAGMA synchronous = NORMAL")
+        // A new file is set up (WAL, the schema) without any: its six fsyncs were most of a first start's store
+        // cost, and a power cut then can only lose an empty store (made again, or set aside if damaged).
+        // A store that holds tasks is never changed unsynced, migrations included.
+        try writer.execute(isNew ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
+        try useWAL(writer)
         try StoreSchema.migrate(writer)
+        if isNew { try writer.execute("PRAGMA synchronous = NORMAL") }
         return writer
     }
 
@@ -188,6 +194,16 @@ public final class TaskStore: Sendable {
     /// row with an id `reserveIDs` gave and no row yet is made.
     public func update(_ task: StoredTask) {
         queue(.update(task), for: task.id)
+    }
+
+    /// Queues each task's new version, as `update` one by one does, under one lock: the UI hands over every row
+    /// its latest events touched at once.
+    public func update(_ tasks: [StoredTask]) {
+        guard !tasks.isEmpty else { return }
+        let mustSchedule = pending.withLock { pending in
+            tasks.reduce(false) { scheduled, task in pending.record(.update(task), for: task.id) || scheduled }
+        }
+        if mustSchedule { scheduleWrite() }
     }
 
     /// Queues the row's removal for the next batch.

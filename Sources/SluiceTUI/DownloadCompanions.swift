@@ -108,19 +108,14 @@ public struct DownloadCompanions: Sendable, Equatable {
         removeResume()
     }
 
-    /// Moves the finished bytes into place without replacing anything: the target, or name.1... if a file took
-    /// that name meanwhile. The path it got, or why not (the partial file then stays).
-    public func moveIn(from finished: String) -> Result<String, PlacementError> {
-        if link(finished, target) == 0 {
-            unlink(finished)
-            return .success(target)
-        }
-        guard errno == EEXIST else {
-            // No hard links here (or another failure): DownloadPlacement renames when the file system cannot link.
-            return DownloadPlacement.link(finished, into: directory, suggested: name)
-        }
-        let placed = DownloadPlacement.link(finished, into: directory, suggested: name)
-        if case .success = placed { unlink(finished) }
-        return placed
+    /// Links the finished bytes into place without replacing anything: the target, or name.1... if a file took
+    /// that name meanwhile. The path it got, or why not. `finished` itself stays: it is the engine's download file,
+    /// which the engine removes once the delegate's didFinishDownloadingTo returns (removing it here too cost every
+    /// download a second unlink).
+    public func linkIn(from finished: String) -> Result<String, PlacementError> {
+        if link(finished, target) == 0 { return .success(target) }
+        // Taken meanwhile: the next free name. No hard links here (or another failure): DownloadPlacement renames
+        // when the file system cannot link.
+        return DownloadPlacement.link(finished, into: directory, suggested: name)
     }
 }

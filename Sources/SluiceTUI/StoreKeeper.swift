@@ -19,6 +19,8 @@ final class StoreKeeper: Sendable {
     private struct State {
         var facts: [Int: RowFacts] = [:]
         var records: [Int: StoredTask] = [:]
+        /// What each record's timeline text was made from (see `TimelineMark`).
+        var marks: [Int: TimelineMark] = [:]
         /// After quit: the rows keep the state they had, so the next start resumes them.
         var stopped = false
     }
@@ -50,6 +52,7 @@ final class StoreKeeper: Sendable {
         state.withLock { s in
             s.facts[id] = facts
             if let record { s.records[id] = record }
+            s.marks[id] = nil
         }
     }
 
@@ -90,15 +93,17 @@ final class StoreKeeper: Sendable {
             var writes: [StoredTask] = []
             for id in touched {
                 guard let facts = s.facts[id], let row = model.row(id) else { continue }
-                let record = StoredRow.record(row, facts: facts, previous: s.records[id], wallClock: clock)
-                if record != s.records[id] {
+                let previous = s.records[id]
+                let record = StoredRow.record(row, facts: facts, previous: previous, wallClock: clock, written: s.marks[id])
+                s.marks[id] = TimelineMark(row.timeline)
+                if record != previous {
                     s.records[id] = record
                     writes.append(record)
                 }
             }
             return writes
         }
-        for record in writes { store.update(record) }
+        store.update(writes)
     }
 
     /// A download's checkpoint, kept in the store too (the file beside the download is read first on a restart).
@@ -117,6 +122,7 @@ final class StoreKeeper: Sendable {
         state.withLock { s in
             s.facts[id] = nil
             s.records[id] = nil
+            s.marks[id] = nil
         }
         store.remove(id: Int64(id))
     }

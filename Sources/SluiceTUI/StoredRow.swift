@@ -20,24 +20,43 @@ struct RowFacts: Sendable {
     var createdAt: Double
 }
 
+/// What a record's timeline text was written from: while a row's timeline has the same length and the same first
+/// and last lines (lines are only appended, folded into the last, or dropped from the front), its text is the same.
+struct TimelineMark: Equatable {
+    let count: Int
+    let first: TimelineEntry?
+    let last: TimelineEntry?
+
+    init(_ timeline: [TimelineEntry]) {
+        count = timeline.count
+        first = timeline.first
+        last = timeline.last
+    }
+}
+
 enum StoredRow {
     /// The store's version of `row`, with `previous` supplying what the row does not hold (times, attempts).
-    static func record(_ row: TaskRow, facts: RowFacts, previous: StoredTask?, wallClock: Double) -> StoredTask {
+    /// `written`: the mark of the timeline `previous.timeline` was made from, so that an unchanged timeline is not
+    /// written out again (the store keeper makes a record each time a row's events are drained).
+    static func record(_ row: TaskRow, facts: RowFacts, previous: StoredTask?, wallClock: Double,
+                       written: TimelineMark? = nil) -> StoredTask {
         var task = previous ?? StoredTask(id: Int64(row.id), url: row.url, createdAt: facts.createdAt)
         task.id = Int64(row.id)
         task.url = row.url
         task.method = facts.method
-        task.requestHeaders = facts.headers.map { StoredHeader(name: $0.name, value: $0.value) }
+        if previous == nil || !task.requestHeaders.elementsEqual(facts.headers, by: { $0.name == $1.name && $0.value == $1.value }) {
+            task.requestHeaders = facts.headers.map { StoredHeader(name: $0.name, value: $0.value) }
+        }
         task.kind = facts.kind == .download ? .download : .data
         task.destination = row.savedPath ?? facts.companions?.target
         task.partialPath = row.savedPath == nil ? facts.companions?.partialPath : nil
         task.bytesReceived = row.bytes
         task.bytesExpected = row.expected >= 0 ? row.expected : nil
         task.statusCode = row.status
-        task.etag = row.responseHeaders.last { $0.name.lowercased() == "etag" }?.value
-        task.lastModified = row.responseHeaders.last { $0.name.lowercased() == "last-modified" }?.value
+        task.etag = lastValue("etag", in: row.responseHeaders)
+        task.lastModified = lastValue("last-modified", in: row.responseHeaders)
         task.priority = row.queuePosition ?? 0
-        task.attempts = row.hasStarted ? 1 + row.timeline.filter { $0.name == "retry" }.count : 0
+        task.attempts = row.hasStarted ? 1 + row.timeline.reduce(0) { $0 + ($1.name == "retry" ? 1 : 0) } : 0
         if row.hasStarted, task.startedAt == nil { task.startedAt = wallClock }
         task.state = state(of: row)
         if task.state.isFinished {
@@ -48,11 +67,24 @@ enum StoredRow {
                 task.error = "[\(failure.code.rawValue)] \(failure.message)"
             }
         }
-        task.timeline = row.timeline.map { entry in
-            let at = entry.time >= row.added ? "+" + secondsText(nanoseconds: entry.time - row.added) + "s " : ""
-            return at + entry.text
-        }.joined(separator: "\n")
+        if previous == nil || written != TimelineMark(row.timeline) {
+            task.timeline = row.timeline.map { entry in
+                let at = entry.time >= row.added ? "+" + secondsText(nanoseconds: entry.time - row.added) + "s " : ""
+                return at + entry.text
+            }.joined(separator: "\n")
+        }
         return task
+    }
+
+    /// The value of the last header named `lowercaseName` in any case, compared byte by byte (no lowercased copy
+    /// of every header's name each time a row is written).
+    static func lastValue(_ lowercaseName: String, in headers: [HeaderLine]) -> String? {
+        headers.last { header in
+            header.name.utf8.count == lowercaseName.utf8.count
+                && zip(header.name.utf8, lowercaseName.utf8).allSatisfy { a, b in
+                    a == b || (a >= UInt8(ascii: "A") && a <= UInt8(ascii: "Z") && a + 32 == b)
+                }
+        }?.value
     }
 
     /// Seconds with three decimals ("1.250"), without Foundation's formatter (`String(format:)` is not in

@@ -346,9 +346,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             // The server named the file (Content-Disposition): that name, as aria2 and curl -J use it; the
             // partial file kept the URL's, which a rerun looks for before any response.
             placed = DownloadPlacement.link(location.path, into: companions.directory, suggested: named)
-            if case .success = placed { unlink(location.path) }
         } else if let companions {
-            placed = companions.moveIn(from: location.path)
+            placed = companions.linkIn(from: location.path)  // the engine removes the partial file after this call
         } else {
             placed = DownloadPlacement.link(location.path, into: outputDirectory, suggested: downloadTask.response?.suggestedFilename)
         }

@@ -10,6 +10,19 @@ public enum SafeFileName {
     /// The last path component of `raw` without control characters, bidi overrides or leading dots; nil when
     /// nothing usable is left.
     public static func clean(_ raw: String) -> String? {
+        // A plain ASCII name (most URLs' last segments) is already clean: no separator, control character, leading
+        // dot or space, trailing space, and short enough. Returned as it is; anything else takes the full walk.
+        let bytes = raw.utf8
+        if let first = bytes.first, let last = bytes.last, bytes.count <= 200, first != UInt8(ascii: "."),
+           first != UInt8(ascii: " "), last != UInt8(ascii: " "),
+           bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }) {
+            return raw
+        }
+        return cleanedScalars(raw)
+    }
+
+    /// The scalar-by-scalar cleaning `clean` does for any name that is not plain ASCII.
+    static func cleanedScalars(_ raw: String) -> String? {
         let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
         for s in last.unicodeScalars {

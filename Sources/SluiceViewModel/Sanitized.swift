@@ -3,6 +3,13 @@
 public enum Sanitized {
     /// Control characters (C0, DEL, C1, including ESC) become visible escapes such as `\x1b`.
     public static func text(_ s: String) -> String {
+        // Most text (URLs, names, plain lines) is printable ASCII already: returned as it is, without a copy.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s }
+        return escaped(s)
+    }
+
+    /// The scalar-by-scalar walk `text` takes for any text that is not all printable ASCII.
+    static func escaped(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for scalar in s.unicodeScalars {
