@@ -35,12 +35,19 @@ struct DaemonCommand: ParsableCommand {
     @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once.", valueName: "n"))
     var jobs: Int = 6
 
+    @Flag(help: "Write a systemd user unit (no root) that runs this daemon, and say how to enable it.")
+    var installUserService = false
+
+    @Flag(help: "Remove the systemd user unit that --install-user-service wrote.")
+    var uninstallUserService = false
+
     @OptionGroup var daemon: DaemonOptions
 
     mutating func run() throws {
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         let paths = try daemon.paths()
         let directory = DaemonOptions.absolute(outputDir)
+        if installUserService || uninstallUserService { return try userService(directory: directory) }
         guard !foreground && !detached else {
             // Detached, it keeps no directory busy (a file system it sat in could not be unmounted); every path
             // it uses is absolute.
@@ -66,5 +73,35 @@ struct DaemonCommand: ParsableCommand {
             throw CLIFailure(code: 1, message: error.message)
         }
         StandardStreams.output(started ? "sluice daemon started: \(paths.socket)\n" : "sluice daemon already running: \(paths.socket)\n")
+    }
+
+    /// `--install-user-service` / `--uninstall-user-service`: the unit, and what to type next.
+    private func userService(directory: String) throws {
+        if installUserService && uninstallUserService { throw CLIFailure(code: 2, message: "install or uninstall, not both") }
+        guard let folder = UserService.directory(environment: ProcessInfo.processInfo.environment) else {
+            throw CLIFailure(code: 1, message: "neither XDG_CONFIG_HOME nor HOME says where user units go")
+        }
+        let name = UserService.unitName(identifier: daemon.identifier)
+        let path = folder + "/" + name
+        do throws(DaemonFailure) {
+            if uninstallUserService {
+                _ = try UserService.uninstall(at: path)
+                StandardStreams.output("removed \(path)\nif it was enabled: systemctl --user disable --now \(name)\n")
+                return
+            }
+            guard let executable = UserService.executable else { throw DaemonFailure("cannot find this program's executable in /proc/self/exe") }
+            let text = UserService.unit(executable: executable, identifier: daemon.identifier, outputDirectory: directory, jobs: jobs)
+            switch try UserService.install(text, at: path) {
+            case .unchanged: StandardStreams.output("\(path) is already installed, unchanged\n")
+            default: StandardStreams.output("wrote \(path)\n")
+            }
+            StandardStreams.output("""
+                enable it:  systemctl --user daemon-reload && systemctl --user enable --now \(name)
+                keep it running after you log out:  loginctl enable-linger $USER
+
+                """)
+        } catch {
+            throw CLIFailure(code: 1, message: error.message)
+        }
     }
 }
