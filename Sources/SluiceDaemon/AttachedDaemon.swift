@@ -90,11 +90,18 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         case .setConcurrency(let jobs): return request("POST", "/limits", [("jobs", String(jobs))])
         case .setSessionRate(let limit): return request("POST", "/limits", [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .setTaskRate(let id, let limit): return request("POST", "/tasks/\(id)/limit", [("bytesPerSecond", limit.map(String.init) ?? "null")])
+        case .suspendAll: return request("POST", "/all/suspend")
+        case .resumeAll: return request("POST", "/all/resume")
         }
     }
 
     public func forget(_ id: Int) {
         _ = request("DELETE", "/tasks/\(id)")
+    }
+
+    /// The daemon deletes the file it saved (it knows where), as the UI's own purge does.
+    public func purge(_ id: Int, savedPath: String?) -> String {
+        request("DELETE", "/tasks/\(id)?purge=1") ?? "removed #\(id)"
     }
 
     public func perform(_ export: Export, model: Model, flows: FlowLog) -> String {

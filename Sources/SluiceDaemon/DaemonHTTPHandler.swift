@@ -86,7 +86,15 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             run(context) { $0.control(id, action) }
         case (.DELETE, 2) where parts[0] == "tasks":
             guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
-            run(context) { $0.remove(id) }
+            let purge = query["purge"].map { $0 == "1" || $0 == "true" } ?? false
+            run(context) { $0.remove(id, purge: purge) }
+        case (.POST, 2) where parts[0] == "all":
+            switch parts[1] {
+            case "suspend": run(context) { $0.all(.suspendAll) }
+            case "resume": run(context) { $0.all(.resumeAll) }
+            case "clear": run(context) { $0.clearEnded() }
+            default: respond(context, .error(404, "no action \(parts[1]) for all: suspend, resume or clear"))
+            }
         case (.POST, 1) where parts[0] == "limits":
             guard let limits = LimitsRequest.parse(body) else {
                 return respond(context, .error(400, "expected {\"jobs\": N} and/or {\"bytesPerSecond\": N or null}"))
@@ -101,7 +109,7 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.GET, 1) where parts[0] == "attach":
             stream(context, from: nil)
         case (_, 1) where ["tasks", "limits", "stop", "events", "attach"].contains(parts[0]),
-             (_, 2) where parts[0] == "tasks", (_, 3) where parts[0] == "tasks":
+             (_, 2) where parts[0] == "tasks" || parts[0] == "all", (_, 3) where parts[0] == "tasks":
             respond(context, .error(405, "\(head.method.rawValue) is not allowed on \(path)"))
         default:
             respond(context, .error(404, "no such endpoint: \(path) (see docs/api.md)"))

@@ -233,8 +233,8 @@ public final class DaemonHub: Sendable {
         return DaemonReply(200, "{\"id\":\(id),\"done\":\(JSONText.quote(action.rawValue))}")
     }
 
-    /// Removes a finished row, from the history too.
-    public func remove(_ id: Int) -> DaemonReply {
+    /// Removes a finished row, from the history too; `purge` deletes its file as well.
+    public func remove(_ id: Int, purge: Bool = false) -> DaemonReply {
         drain()
         let refusal = state.withLock { s -> DaemonReply? in
             guard let row = s.model.row(id) else { return .error(404, "no task #\(id)") }
@@ -242,11 +242,29 @@ public final class DaemonHub: Sendable {
             return nil
         }
         if let refusal { return refusal }
-        app.forget(id)
+        let saved = state.withLock { $0.model.row(id)?.savedPath }
+        let message = purge ? app.purge(id, savedPath: saved) : nil
+        if !purge { app.forget(id) }
         _ = state.withLock { $0.model.remove(id) }
         tellAttached(.removed(id))
-        logger.info("removed #\(id)")
-        return DaemonReply(200, "{\"id\":\(id),\"removed\":true}")
+        logger.info("\(message ?? "removed #\(id)")")
+        return DaemonReply(200, "{\"id\":\(id),\"removed\":true" + (message.map { ",\"message\":" + JSONText.quote($0) } ?? "") + "}")
+    }
+
+    /// Every ended row removed (the UI's `C`); their ids.
+    func clearEnded() -> DaemonReply {
+        drain()
+        let ended = state.withLock { $0.model.rows.filter(\.isFinished).map(\.id) }
+        for id in ended { _ = remove(id) }
+        return DaemonReply(200, "{\"removed\":[" + ended.map(String.init).joined(separator: ",") + "]}")
+    }
+
+    /// Pause all / resume all (the UI's `P` and `R`).
+    func all(_ intent: Intent) -> DaemonReply {
+        drain()
+        let message = app.carryOut(intent) ?? ""
+        logger.info("\(message)")
+        return DaemonReply(200, "{\"message\":" + JSONText.quote(message) + "}")
     }
 
     func setLimits(_ limits: LimitsRequest) -> DaemonReply {

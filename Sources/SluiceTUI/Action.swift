@@ -5,6 +5,7 @@ public enum Action: String, CaseIterable, Sendable {
     case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
     case moveUp, moveDown, concurrency, sessionRate, taskRate
     case up, down, pageUp, pageDown, first, last, close, help, quit, stopDaemon
+    case suspendAll, resumeAll, clearFinished, purge, open
 
     /// The keys, as `Key` values and as the help screen spells them.
     public var keys: [Key] {
@@ -37,6 +38,11 @@ public enum Action: String, CaseIterable, Sendable {
         case .help: [.character("?")]
         case .quit: [.character("q")]
         case .stopDaemon: [.character("Q")]
+        case .suspendAll: [.character("P")]
+        case .resumeAll: [.character("R")]
+        case .clearFinished: [.character("C")]
+        case .purge: [.character("X")]
+        case .open: [.character("O")]
         }
     }
 
@@ -71,6 +77,11 @@ public enum Action: String, CaseIterable, Sendable {
         case .help: "help"
         case .quit: "quit"
         case .stopDaemon: "stop daemon"
+        case .suspendAll: "pause all"
+        case .resumeAll: "resume all"
+        case .clearFinished: "clear finished"
+        case .purge: "delete"
+        case .open: "open"
         }
     }
 
@@ -104,6 +115,11 @@ public enum Action: String, CaseIterable, Sendable {
         case .help: "show or hide this help"
         case .quit: "quit (asks first while transfers run); attached to the daemon: detach, transfers go on"
         case .stopDaemon: "attached to the daemon: stop it (asks first); its downloads resume when it starts again"
+        case .suspendAll: "suspend every running task (pause all)"
+        case .resumeAll: "resume every suspended task"
+        case .clearFinished: "remove every task that has ended from the list and the history"
+        case .purge: "remove a task that has ended and delete its file (asks first)"
+        case .open: "open the selected download's file (xdg-open)"
         }
     }
 

@@ -14,6 +14,9 @@ public protocol InterfaceDriver: AnyObject {
     func perform(_ export: Export, model: Model, flows: FlowLog) -> String
     /// A split download's ranges as they stand (nil when there is nothing to sample here).
     func segments(of id: Int) -> [DownloadSegment]?
+    /// `X` confirmed: remove an ended row (gone from the model already) and delete its file and what it left.
+    /// A message saying what was deleted, or why not.
+    func purge(_ id: Int, savedPath: String?) -> String
     /// `q` confirmed: stop this process's transfers, or only detach from the daemon's.
     func quit()
     /// `Q` confirmed, when attached: stop the daemon. A message when that failed.

@@ -43,6 +43,11 @@ public enum InterfaceLoop {
                         flows.forget(id)
                     case .export(let export):
                         ui.message = driver.perform(export, model: model, flows: flows)
+                    case .purge(let id, let path):
+                        ui.message = driver.purge(id, savedPath: path)
+                        flows.forget(id)
+                    case .open(let path):
+                        ui.message = FileOpener.open(path)
                     }
                 }
                 dirty = true

@@ -11,6 +11,17 @@ public enum KeyHandler {
             if key == .character("y") || key == .character("Y") { return [.quit] }
             if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
             return []
+        case .confirmPurge(let id, let path):
+            if key == .character("y") || key == .character("Y") {
+                ui.mode = .normal
+                guard model.remove(id) else {
+                    ui.message = "#\(id) is under way again: nothing removed"
+                    return []
+                }
+                return [.purge(id, savedPath: path)]
+            }
+            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
+            return []
         case .confirmStopDaemon:
             if key == .character("y") || key == .character("Y") {
                 ui.mode = .normal
@@ -109,6 +120,39 @@ public enum KeyHandler {
         case .quit:
             // Attached, `q` only detaches: the daemon's transfers go on, so there is nothing to confirm.
             if model.runningCount > 0 && ui.attachedTo == nil { ui.mode = .confirmQuit } else { return [.quit] }
+        case .suspendAll:
+            return [.intent(.suspendAll)]
+        case .resumeAll:
+            return [.intent(.resumeAll)]
+        case .clearFinished:
+            let ended = model.rows.filter(\.isFinished).map(\.id)
+            guard !ended.isEmpty else {
+                ui.message = "no task has ended"
+                return []
+            }
+            for id in ended { _ = model.remove(id) }
+            ui.message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
+            return ended.map { .forget($0) }
+        case .purge:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            guard row.isFinished else {
+                ui.message = "#\(row.id) is \(row.stateWord): cancel it first (c); X removes a task that has ended, with its file"
+                return []
+            }
+            ui.mode = .confirmPurge(row.id, row.savedPath)
+        case .open:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            guard let path = row.savedPath else {
+                ui.message = "#\(row.id) has no saved file to open"
+                return []
+            }
+            return [.open(path)]
         case .stopDaemon:
             if ui.attachedTo == nil {
                 ui.message = "Q stops a daemon this UI is attached to (sluice attach); these transfers are this UI's own"

@@ -67,6 +67,9 @@ public enum Renderer {
             return StyledLine(ui.quitKeepsDownloads
                 ? "Transfers are still running. Quit? Downloads resume next time, data tasks are cancelled. (y/n)"
                 : "Transfers are still running. Quit and cancel them? (y/n)", .prompt)
+        case .confirmPurge(let id, let path):
+            let what = path.map { "delete " + Sanitized.text($0) } ?? "delete what it left (no saved file)"
+            return StyledLine("Remove #\(id) and \(what)? (y/n)", .prompt)
         case .confirmStopDaemon:
             return StyledLine("Stop the daemon? Its downloads keep their bytes and resume when it starts again; data tasks are cancelled. (y/n)",
                               .prompt)

@@ -1,4 +1,7 @@
 // The app as the screen's driver: its own transfers, in this process.
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceEngine
 import SluiceViewModel
 
@@ -12,6 +15,22 @@ extension TransferApp: InterfaceDriver {
     public func segments(of id: Int) -> [DownloadSegment]? {
         guard let download = delegate.task(id) as? DownloadTask, download.split > 1 else { return nil }
         return download.ranges
+    }
+
+    /// Forgets an ended row and deletes its saved file (a regular file only) and any partial file it left.
+    public func purge(_ id: Int, savedPath: String?) -> String {
+        let companions = delegate.managed(id)?.companions
+        forget(id)
+        var deleted: [String] = []
+        var info = stat()
+        if let savedPath, lstat(savedPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, unlink(savedPath) == 0 {
+            deleted.append(Sanitized.text(savedPath))
+        }
+        if let companions, access(companions.partialPath, F_OK) == 0 || access(companions.resumePath, F_OK) == 0 {
+            companions.removeAll()
+            deleted.append("its partial file")
+        }
+        return deleted.isEmpty ? "removed #\(id); no file of it was left" : "removed #\(id) and deleted " + deleted.joined(separator: " and ")
     }
 
     /// Downloads keep their partial files and checkpoints; data tasks are cancelled.

@@ -174,6 +174,14 @@ public final class TransferApp: Sendable {
             guard delegate.setRateLimit(id, limit) else { return "no such task" }
             inbox.post(.taskRateLimit(id: id, limit))
             return limit.map { "#\(id) at most " + ByteCountText.rate(Double($0)) } ?? "#\(id) has no limit of its own"
+        case .suspendAll:
+            let running = delegate.managedTasks.filter { $0.task.state == .running && !delegate.isQueued($0.row) }
+            for managed in running { _ = perform(.suspend(managed.row)) }
+            return "suspended \(running.count) task\(running.count == 1 ? "" : "s")"
+        case .resumeAll:
+            let suspended = delegate.managedTasks.filter { $0.task.state == .suspended && !delegate.isQueued($0.row) }
+            for managed in suspended { _ = perform(.resume(managed.row)) }
+            return "resumed \(suspended.count) task\(suspended.count == 1 ? "" : "s")"
         }
         return nil
     }

@@ -9,6 +9,8 @@ public struct UIState: Equatable, Sendable {
         case confirmQuit
         /// `Q` while attached: stop the daemon itself?
         case confirmStopDaemon
+        /// `X`: remove this row and delete its file (the path shown)?
+        case confirmPurge(Int, String?)
     }
 
     /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, how many
@@ -44,6 +46,10 @@ public enum UICommand: Equatable, Sendable {
     case quit
     /// Stop the daemon this UI is attached to (confirmed).
     case stopDaemon
+    /// Remove an ended row (it is gone from the model already) and delete its file (confirmed).
+    case purge(Int, savedPath: String?)
+    /// Open a saved file with the desktop's program.
+    case open(String)
 }
 
 /// The files the UI writes: a task's Mermaid diagram, its HAR, or one HAR of every completed task.

@@ -43,4 +43,8 @@ public enum Intent: Equatable, Sendable {
     case setSessionRate(Int64?)
     /// Limit one task's receive rate (bytes per second; nil: no limit of its own).
     case setTaskRate(Int, Int64?)
+    /// Suspend every running task (pause all).
+    case suspendAll
+    /// Resume every suspended task (resume all).
+    case resumeAll
 }

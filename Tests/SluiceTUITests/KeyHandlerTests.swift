@@ -155,6 +155,37 @@ import Testing
         #expect(own.message?.contains("attach") == true)
     }
 
+    @Test func allTaskKeysPurgeAsksAndOpenNeedsASavedFile() {
+        var ui = UIState(), m = sampleModel()
+        #expect(press([.character("P")], ui: &ui, model: &m) == [.intent(.suspendAll)])
+        #expect(press([.character("R")], ui: &ui, model: &m) == [.intent(.resumeAll)])
+        let ended = m.rows.filter(\.isFinished).map(\.id)
+        #expect(!ended.isEmpty, "the sample has ended rows")
+        var cleared = m
+        #expect(press([.character("C")], ui: &ui, model: &cleared) == ended.map { .forget($0) })
+        #expect(cleared.rows.allSatisfy { !$0.isFinished })
+        #expect(press([.character("C")], ui: &ui, model: &cleared).isEmpty)
+        #expect(ui.message == "no task has ended")
+
+        let running = m.rows.first { !$0.isFinished }?.id ?? -1
+        m.select(running)
+        #expect(press([.character("X")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .normal && ui.message?.contains("cancel it first") == true)
+        let done = ended[0]
+        m.select(done)
+        let path = m.row(done)?.savedPath
+        #expect(press([.character("X")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .confirmPurge(done, path))
+        #expect(press([.character("n")], ui: &ui, model: &m).isEmpty)
+        #expect(m.row(done) != nil, "n keeps it")
+        #expect(press([.character("X"), .character("y")], ui: &ui, model: &m) == [.purge(done, savedPath: path)])
+        #expect(m.row(done) == nil)
+
+        m.select(running)
+        #expect(press([.character("O")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.message?.contains("no saved file") == true)
+    }
+
     @Test func helpOpensAndEscapeOrQuestionMarkCloses() {
         var ui = UIState(), m = sampleModel()
         _ = press([.character("?")], ui: &ui, model: &m)
