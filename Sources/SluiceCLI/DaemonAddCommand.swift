@@ -40,12 +40,36 @@ struct DaemonAddCommand: ParsableCommand {
     @OptionGroup var daemon: DaemonOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup var shortData: ShortDataOption
+    @OptionGroup(title: "A pasted curl command") var curlPaste: CurlPasteOption
+    @OptionGroup var glob: GlobOption
+
+    @Option(name: .customShort("i"),
+            help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input); not globbed, as curl.", valueName: "file"))
+    var inputFile: String?
 
     mutating func run() throws {
-        let urls = ArgumentRuns.current.unfold(self.urls)
+        var urls = ArgumentRuns.current.unfold(self.urls)
+        let paste = try curlPaste.read()
+        if let paste {
+            var (options, file, globOff) = (requestOptions, output, false)
+            paste.fold(into: &options, urls: &urls, output: &file, globOff: &globOff)
+            (requestOptions, output) = (options, file)
+            if requestOptions.http1_1 || requestOptions.http2 {
+                // A browser's --http2 says how it talked, not a need: the daemon's session picks the version.
+                StandardStreams.error("sluice: warning: --curl: the daemon's session chooses the HTTP version; the paste's is not used\n")
+                requestOptions.http1_1 = false
+                requestOptions.http2 = false
+            }
+        }
+        // URL arguments are globbed as curl globs them (-o '#1.txt' names each); -i's lines are taken as they are.
+        let (expanded, outputs) = try glob.expand(urls, output: output)
+        urls = expanded
+        if let inputFile { urls += try URLList.read(inputFile) }
         guard !urls.isEmpty else { throw CLIFailure(code: 2, message: "nothing to add: give one or more URLs") }
         if output != nil && outputDir != nil { throw CLIFailure(code: 2, message: "give -o or --output-dir, not both") }
-        if output != nil && urls.count > 1 { throw CLIFailure(code: 2, message: "-o names one file: give one URL, or use --output-dir") }
+        if output != nil && urls.count > (outputs?.count ?? 1) {
+            throw CLIFailure(code: 2, message: "-o names one file: give one URL (or a pattern with #1 in -o), or use --output-dir")
+        }
         if let split, !(1...SplitOptions.maximum).contains(split) {
             throw CLIFailure(code: 2, message: "--split takes 1 to \(SplitOptions.maximum) connections")
         }
@@ -56,14 +80,15 @@ struct DaemonAddCommand: ParsableCommand {
             guard let valid = ParsedURL.parse(url) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))") }
             parsed.append(valid)
         }
-        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values)
+        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste)
         let directory = DaemonOptions.absolute(outputDir ?? ".")
         var info = stat()
         guard data || output != nil || (stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
             throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(directory)) does not exist")
         }
         let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
-        for (url, valid) in zip(urls, parsed) {
+        for (index, (url, valid)) in zip(urls, parsed).enumerated() {
+            let output = outputs?[index] ?? self.output
             var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
             if let split { fields.append(("split", String(split))) }
             if ask { fields.append(("ask", "true")) }

@@ -29,4 +29,26 @@ struct DaemonAddRequestTests {
             #expect(try fixture.tasks().count == 2, "nothing refused was added")
         }
     }
+
+    @Test func aPastedCurlCommandGlobsAndAListFile() async throws {
+        let server = try DaemonServers.shared()
+        try await withDaemon { fixture in
+            let paste = "curl '\(server.url("/headers").absoluteString)' \\\n  -H 'X-From: paste' \\\n  -b 'sid=1' --compressed --http2"
+            let pasted = try await fixture.sluice(["add", "--curl", paste, "-o", "pasted.txt"])
+            #expect(pasted.status == 0, "\(pasted.error)")
+            #expect(pasted.error.contains("chooses the HTTP version"), "the paste's --http2 is named, not silently dropped")
+            let pattern = server.url("/bytes/").absoluteString + "[1-3]00"  // URL(...) would encode the brackets
+            let globbed = try await fixture.sluice(["add", pattern, "-o", "g#1.bin"])
+            #expect(globbed.status == 0, "\(globbed.error)")
+            try "\(server.url("/bytes/40?name=listed.bin").absoluteString)\n".write(toFile: fixture.output + "/list.txt", atomically: true, encoding: .utf8)
+            #expect(try await fixture.sluice(["add", "-i", "list.txt"]).status == 0)
+            try await fixture.waitForTasks { $0.count == 5 && $0.allSatisfy { $0["outcome"] as? String == "finished" } }
+            let seen = try String(contentsOfFile: fixture.output + "/pasted.txt", encoding: .utf8)
+            #expect(seen.contains("X-From: paste\n") && seen.contains("Cookie: sid=1\n"), "\(seen)")
+            for n in 1...3 {
+                #expect(FileManager.default.contents(atPath: fixture.output + "/g\(n).bin")?.count == n * 100)
+            }
+            #expect(FileManager.default.contents(atPath: fixture.output + "/listed.bin")?.count == 40)
+        }
+    }
 }
