@@ -79,9 +79,23 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     public func perform(_ intent: Intent) -> String? {
         switch intent {
         case .add(let text, let kind):
-            var fields = [("url", JSONText.quote(text)), ("kind", JSONText.quote(kind == .download ? "download" : "data"))]
-            if kind == .download { fields.append(("directory", JSONText.quote(directory))) }
-            return request("POST", "/tasks", fields)
+            let added: AddedText
+            switch AddedText.read(text) {
+            case .success(let read): added = read
+            case .failure(let problem): return problem.message
+            }
+            for url in added.urls {
+                var fields = [("url", JSONText.quote(url)), ("kind", JSONText.quote(kind == .download ? "download" : "data"))]
+                if kind == .download { fields.append(("directory", JSONText.quote(directory))) }
+                if let parsed = ParsedURL.parse(url), let pasted = added.request(for: parsed) {
+                    fields.append(("method", JSONText.quote(pasted.method)))
+                    let pairs = pasted.headers.fields.map { "[" + JSONText.quote($0.name) + "," + JSONText.quote($0.value) + "]" }
+                    fields.append(("headers", "[" + pairs.joined(separator: ",") + "]"))
+                    if let body = pasted.body { fields.append(("body", JSONText.quote(body.base64EncodedString()))) }
+                }
+                if let problem = request("POST", "/tasks", fields) { return problem }
+            }
+            return added.warning.map { "added; " + $0 } ?? (added.urls.count > 1 ? "added \(added.urls.count) tasks" : nil)
         case .resume(let id): return request("POST", "/tasks/\(id)/resume")
         case .suspend(let id): return request("POST", "/tasks/\(id)/suspend")
         case .cancel(let id): return request("POST", "/tasks/\(id)/cancel")

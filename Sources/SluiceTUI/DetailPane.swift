@@ -1,6 +1,7 @@
 // The selected task in full: request and response headers, status, type, length, chunks, parts, and its
 // delegate timeline as readable lines.
 import SluiceEngine
+import SluiceStore
 import SluiceViewModel
 
 enum DetailPane {
@@ -69,7 +70,8 @@ enum DetailPane {
         }
         if let note = row.note { pair([("note", note)]) }
         header("Request headers", &lines)
-        for h in row.requestHeaders { field(h, &lines) }
+        // Credentials and cookies (typed, or from a pasted command) are not put on a screen others may see.
+        for h in row.requestHeaders { field(HeaderLine(h.name, Redacted.value(h.value, ofHeader: h.name)), &lines) }
         if row.requestHeaders.isEmpty { lines.append(StyledLine("  none added (libcurl sends Host, Accept, Accept-Encoding)", .help)) }
         header("Response headers", &lines)
         for h in row.responseHeaders { field(h, &lines) }

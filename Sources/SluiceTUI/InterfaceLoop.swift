@@ -23,10 +23,15 @@ public enum InterfaceLoop {
         var dirty = true
         while !stop.isSet {
             if let reason = driver.ended { return reason }
-            let key = screen.readKey(milliseconds: 50)
+            // Every key already typed (a paste is thousands) is handled before the next frame is drawn.
+            var keys: [Key] = []
+            if let first = screen.readKey(milliseconds: 50) {
+                keys.append(first)
+                while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
+            }
             let now = DispatchTime.now().uptimeNanoseconds
             if driver.drain(into: &model, flows: &flows) { dirty = true }
-            if let key {
+            for key in keys {
                 if key == .resize { dirty = true }
                 let commands = KeyHandler.handle(key, ui: &ui, model: &model)
                 for command in commands {

@@ -171,6 +171,10 @@ public enum KeyHandler {
             ui.mode = .normal
             if kind == .filter { model.filter = "" }
             return []
+        case .enter where (kind == .addURL || kind == .addDownload) && text.hasSuffix("\\"):
+            // A pasted command's line ends in ` \` and its line break arrives as Enter: the command goes on.
+            text.removeLast()
+            text.append(" ")
         case .enter:
             ui.mode = .normal
             let entered = text.trimmingBlanks()
@@ -201,7 +205,8 @@ public enum KeyHandler {
             if !text.isEmpty { text.removeLast() }
         case .character(let c):
             guard !c.isNewline, c.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else { return [] }
-            if text.count < 2048 { text.append(c) }
+            // A pasted curl command with a browser's cookies runs to several kilobytes.
+            if text.utf8.count < (kind == .addURL || kind == .addDownload ? 65536 : 2048) { text.append(c) }
         default:
             return []
         }

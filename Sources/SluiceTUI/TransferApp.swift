@@ -133,7 +133,17 @@ public final class TransferApp: Sendable {
     public func perform(_ intent: Intent) -> String? {
         switch intent {
         case .add(let text, let kind):
-            if case .failure(let problem) = add(text, kind: kind == .download ? .download : .data) { return problem.message }
+            let added: AddedText
+            switch AddedText.read(text) {
+            case .success(let read): added = read
+            case .failure(let problem): return problem.message
+            }
+            let request: (@Sendable (URL) -> Request)? = added.paste == nil ? nil : { @Sendable url in added.request(for: url) ?? Request(url: url) }
+            for url in added.urls {
+                if case .failure(let problem) = add(url, kind: kind == .download ? .download : .data, request: request) { return problem.message }
+            }
+            if let warning = added.warning { return "added; " + warning }
+            if added.urls.count > 1 { return "added \(added.urls.count) tasks" }
         case .resume(let id):
             if delegate.answer(id, .allow) || delegate.retryNow(id) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
