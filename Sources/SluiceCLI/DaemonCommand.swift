@@ -42,6 +42,7 @@ struct DaemonCommand: ParsableCommand {
     var uninstallUserService = false
 
     @OptionGroup var daemon: DaemonOptions
+    @OptionGroup(title: "When tasks end") var hookOptions: HookOptions
 
     mutating func run() throws {
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
@@ -52,7 +53,7 @@ struct DaemonCommand: ParsableCommand {
             // Detached, it keeps no directory busy (a file system it sat in could not be unmounted); every path
             // it uses is absolute.
             if detached { _ = chdir("/") }
-            let settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground)
+            let settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks())
             let ending: DaemonRunner.Ending
             do {
                 ending = try DaemonRunner.run(settings, traceLine: TraceEncoder.line(for:start:))
@@ -68,7 +69,7 @@ struct DaemonCommand: ParsableCommand {
         let started: Bool
         do {
             started = try DaemonLauncher.ensureRunning(paths, arguments: ["daemon", "--detached", "--id", paths.identifier,
-                                                                          "--output-dir", directory, "-j", String(jobs)])
+                                                                          "--output-dir", directory, "-j", String(jobs)] + hookArguments)
         } catch {
             throw CLIFailure(code: 1, message: error.message)
         }
@@ -103,5 +104,16 @@ struct DaemonCommand: ParsableCommand {
         } catch {
             throw CLIFailure(code: 1, message: error.message)
         }
+    }
+
+    /// The hook flags again, for the detached daemon this starts.
+    private var hookArguments: [String] {
+        var words: [String] = []
+        for (flag, value) in [("--on-complete", hookOptions.onComplete), ("--on-error", hookOptions.onError),
+                              ("--on-queue-empty", hookOptions.onQueueEmpty)] {
+            if let value { words += [flag, value] }
+        }
+        if hookOptions.notify { words.append("--notify") }
+        return words + ["--hook-timeout", String(hookOptions.hookTimeout)]
     }
 }

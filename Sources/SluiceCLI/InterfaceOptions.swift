@@ -46,13 +46,13 @@ struct InterfaceOptions: ParsableArguments {
     }
 
     /// The UI on a terminal, plain lines otherwise. Ctrl-C and SIGTERM end it with the terminal restored.
-    func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool) throws {
+    func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool, exitWhenDone: Bool = false) throws {
         let stop = StopFlag()
         let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
             if interactive {
                 Screen.prepareLocale()
                 do throws(Screen.StartError) {
-                    try app.runInterface(theme: theme, useColor: useColor, stop: stop)
+                    try app.runInterface(theme: theme, useColor: useColor, stop: stop, exitWhenDone: exitWhenDone)
                 } catch {
                     throw CLIFailure(code: 1, message: error.description)
                 }
@@ -64,6 +64,7 @@ struct InterfaceOptions: ParsableArguments {
         // Downloads write their last checkpoints (those on disk are at most a second old): a quit waits for them a
         // little, a signal hardly at all, so that Ctrl-C ends the program at once.
         app.waitUntilStopped(seconds: interrupted == nil ? 10 : 2)
+        if interrupted == nil { app.waitForHooks() }  // a hook the last task started finishes (within its timeout)
         app.session.invalidateAndCancel()
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted; data tasks still running were cancelled, downloads keep their partial files and resume when sluice starts again")

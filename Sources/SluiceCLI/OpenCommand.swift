@@ -53,6 +53,11 @@ struct OpenCommand: ParsableCommand {
 
     @OptionGroup var daemon: DaemonOptions
 
+    @Flag(help: "Leave the UI once every task has ended (off a terminal it always does).")
+    var exitWhenDone = false
+
+    @OptionGroup(title: "When tasks end") var hookOptions: HookOptions
+
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup(title: "Retries and limits") var retryOptions: RetryOptions
@@ -85,14 +90,14 @@ struct OpenCommand: ParsableCommand {
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
-                              retries: retries, split: split)
+                              retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         app.restore(records)
         for url in texts {
             if case .failure(let problem) = app.add(url, asks: ask && interactive, kind: download ? .download : .data) {
                 throw CLIFailure(code: 1, message: problem.message)
             }
         }
-        try interface.run(app, theme: theme, useColor: useColor, interactive: interactive)
+        try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone)
     }
 
     /// `--background`: the URLs go to the daemon, then the UI attaches to it.

@@ -135,6 +135,9 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
 
     public var ended: String? { incoming.withLock { $0.ended } }
 
+    /// The daemon's tasks go on after this UI: nothing here is ever done.
+    public var isDone: Bool { false }
+
     /// Ends the stream; the daemon's transfers go on.
     public func detach() { stream.detach() }
 

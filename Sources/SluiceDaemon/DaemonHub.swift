@@ -137,6 +137,8 @@ public final class DaemonHub: Sendable {
             logger.info("resuming #\(row.id) \(row.url)")
         case .saved(let id, let path):
             logger.info("saved #\(id) to \(path)")
+        case .note(let id, let text) where text.contains(" hook "):
+            logger.notice("#\(id): \(text)")
         case .retrying(let id, let attempt, let of, _, let reason):
             logger.notice("retrying #\(id) (\(attempt)/\(of)): \(reason)")
         case .engine(let record):

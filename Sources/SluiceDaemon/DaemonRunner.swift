@@ -21,12 +21,15 @@ public struct DaemonSettings: Sendable {
     public var jobs: Int
     /// Log to standard error as well as to the file.
     public var echoLog: Bool
+    /// Commands run when tasks end (`--on-complete`...).
+    public var hooks: TaskHooks
 
-    public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool) {
+    public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool, hooks: TaskHooks = TaskHooks()) {
         self.paths = paths
         self.outputDirectory = outputDirectory
         self.jobs = jobs
         self.echoLog = echoLog
+        self.hooks = hooks
     }
 }
 
@@ -84,7 +87,7 @@ public enum DaemonRunner {
         let saver = CookieSaver(cookies, to: cookieFile)
         cookies.onChange { saver.changed() }
         let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs,
-                              configuration: configuration, store: store)
+                              configuration: configuration, store: store, hooks: settings.hooks)
         let hub = DaemonHub(app: app, identifier: paths.identifier, traceLine: traceLine, logger: logger)
         let resumed = app.restore(records)
         if resumed > 0 { logger.info("resuming \(resumed) unfinished download(s)") }
@@ -113,6 +116,7 @@ public enum DaemonRunner {
         unlink(paths.socket)
         app.cancelAll()
         app.waitUntilStopped(seconds: 10)
+        app.waitForHooks()
         app.session.invalidateAndCancel()
         store.flush()
         do { try cookies.save(to: cookieFile) } catch { logger.warning("\(error.message)") }

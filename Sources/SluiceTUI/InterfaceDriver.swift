@@ -23,4 +23,6 @@ public protocol InterfaceDriver: AnyObject {
     func stopDaemon() -> String?
     /// Why the loop must end now (the daemon went away), else nil.
     var ended: String? { get }
+    /// Every task has ended and no retry is waiting (`--exit-when-done`); never for a daemon's tasks.
+    var isDone: Bool { get }
 }

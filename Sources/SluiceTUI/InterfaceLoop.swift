@@ -31,6 +31,10 @@ public enum InterfaceLoop {
             }
             let now = DispatchTime.now().uptimeNanoseconds
             if driver.drain(into: &model, flows: &flows) { dirty = true }
+            if ui.exitWhenDone && driver.isDone {
+                driver.quit()
+                return nil
+            }
             for key in keys {
                 if key == .resize { dirty = true }
                 let commands = KeyHandler.handle(key, ui: &ui, model: &model)

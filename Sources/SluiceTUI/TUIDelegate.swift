@@ -51,6 +51,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var sweeping = false
         /// Rows whose completion the model may already show while the delegate has yet to decide on a retry.
         var deciding: Set<Int> = []
+        /// Where each finished download was put, for the hooks told of its end.
+        var saved: [Int: String] = [:]
 
         /// Lets go of a row's kept bytes; true when it had stopped keeping them for lack of room.
         mutating func release(_ id: Int) -> Bool {
@@ -71,6 +73,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     let remake = Locked<(@Sendable (ManagedTask, Data?) -> SessionTask?)?>(nil)
     /// Told of each checkpoint written, to keep it in the store as well.
     let onCheckpoint = Locked<(@Sendable (Int, Data) -> Void)?>(nil)
+    /// Told when a row has ended for good (no retry follows), and whether nothing else is left to run.
+    let onEnded = Locked<(@Sendable (EndedTask, _ queueEmpty: Bool) -> Void)?>(nil)
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
     private let allocateRow: (@Sendable () -> Int?)?
 
@@ -354,6 +358,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         switch placed {
         case .success(let path):
             if hasCheckpoint { companions?.removeResume() }  // a download that never wrote one has none to remove
+            state.withLock { $0.saved[id] = path }
             post(.saved(id: id, path: path))
         case .failure(let problem):
             post(.note(id: id, problem.message))
@@ -408,7 +413,25 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         if case .giveUp(let why, _)? = decision, why != .notRetried {
             post(.note(id: id, why.description))
         }
+        let retrying: Bool
+        if case .retry? = decision { retrying = true } else { retrying = false }
+        if !stopping && !retrying { tellEnded(id, task, error) }
         for next in starting { next.resume() }  // outside the lock: resuming calls into the session
+    }
+
+    /// The hooks hear how the row ended, and whether it was the last thing to run.
+    private func tellEnded(_ id: Int, _ task: SessionTask, _ error: TransferError?) {
+        let (file, empty) = state.withLock { s -> (String?, Bool) in
+            let file = s.saved.removeValue(forKey: id)
+            let empty = s.waiting.isEmpty && s.deciding.isEmpty && s.rows.values.allSatisfy { $0.task.state == .completed || $0.task === task }
+            return (file, empty)
+        }
+        guard let told = onEnded.withLock({ $0 }) else { return }
+        let status = task.response?.statusCode
+        let outcome: EndedTask.Outcome = error?.code == .cancelled ? .cancelled : error != nil || (status ?? 0) >= 400 ? .failed : .finished
+        let problem = error?.message ?? status.flatMap { $0 >= 400 ? "the server answered \($0)" : nil }
+        told(EndedTask(id: id, url: task.originalRequest.url.absoluteString, file: file, outcome: outcome, httpStatus: status,
+                       bytes: task.countOfBytesReceived, error: problem), empty)
     }
 
     // MARK: Retries

@@ -39,4 +39,6 @@ extension TransferApp: InterfaceDriver {
     public func stopDaemon() -> String? { "not attached to a daemon" }
 
     public var ended: String? { nil }
+
+    public var isDone: Bool { allCompleted && !delegate.hasRetriesInHand && inbox.isEmpty }
 }

@@ -28,6 +28,8 @@ public final class TransferApp: Sendable {
     let split: Int
     /// Keeps every row in the durable store, when there is one (`sluice URL...`; not the demo, not tests).
     let keeper: StoreKeeper?
+    /// The hooks' runner, when any hook was given.
+    private let hooks: HookRunner?
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
@@ -36,7 +38,8 @@ public final class TransferApp: Sendable {
     public init(outputDirectory: String, concurrency: Int = 6, perHost: Int = .max,
                 configuration: SessionConfiguration = .default,
                 request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }, store: TaskStore? = nil,
-                retries: RetryPolicies = RetryPolicies(), split: Int = 1) {
+                retries: RetryPolicies = RetryPolicies(), split: Int = 1, hooks: TaskHooks = TaskHooks(),
+                ring: @escaping @Sendable () -> Void = {}) {
         self.outputDirectory = outputDirectory
         self.split = split
         makeRequest = request
@@ -55,6 +58,15 @@ public final class TransferApp: Sendable {
         self.session = session
         if let limit = configuration.maximumBytesPerSecond { inbox.post(.sessionRateLimit(limit)) }
         if let keeper { delegate.onCheckpoint.withLock { $0 = { keeper.checkpointed($0, $1) } } }
+        // What a hook did goes on its row (the queue's own hook has none), where the UI and the daemon's log see it.
+        let runner = hooks.isEmpty ? nil : HookRunner(hooks, ring: ring) { id, text in if let id { post(.note(id: id, text)) } }
+        self.hooks = runner
+        if let runner {
+            delegate.onEnded.withLock { $0 = { task, queueEmpty in
+                runner.ended(task)
+                if queueEmpty { runner.queueEmptied() }
+            } }
+        }
         delegate.remake.withLock { $0 = { [weak session] managed, resumeData in
             session.map { Self.nextAttempt(of: managed, resumeData: resumeData, split: split, in: $0) }
         } }
@@ -217,6 +229,9 @@ public final class TransferApp: Sendable {
 
     public var allCompleted: Bool { delegate.tasks.allSatisfy { $0.state == .completed } }
 
+    /// Lets the hooks still running finish (each within its own timeout) before the process exits.
+    public func waitForHooks() { hooks?.waitForHooks(seconds: (hooks?.hooks.timeout ?? 0) + 2) }
+
     /// Waits (at most `seconds`) until every task has made its last delegate call, so that the downloads stopped on
     /// quit have written their checkpoints before the process exits.
     public func waitUntilStopped(seconds: Double) {
@@ -227,9 +242,10 @@ public final class TransferApp: Sendable {
     // MARK: The terminal UI
 
     /// Runs until `q` (or a signal sets `stop`); the terminal is restored before this returns.
-    public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag) throws(Screen.StartError) {
+    public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag, exitWhenDone: Bool = false) throws(Screen.StartError) {
         var ui = UIState()
         ui.quitKeepsDownloads = delegate.managesDownloads
+        ui.exitWhenDone = exitWhenDone
         _ = try InterfaceLoop.run(self, ui: ui, theme: theme, useColor: useColor, stop: stop)
     }
 

@@ -32,6 +32,8 @@ public struct UIState: Equatable, Sendable {
     public var quitKeepsDownloads = false
     /// The identifier of the daemon this UI is attached to (`sluice attach`); nil when it runs its own transfers.
     public var attachedTo: String?
+    /// `--exit-when-done`: leave once every task has ended.
+    public var exitWhenDone = false
 
     public init() {}
 }

@@ -1,0 +1,75 @@
+// Hooks run the user's command with the task's facts in SLUICE_* variables only: a URL full of shell syntax stays
+// text. A failing hook and a hanging one (stopped at its timeout, with its children) are reported, never waited on
+// by the transfers.
+import Foundation
+import SluiceLock
+@testable import SluiceTUI
+import Testing
+
+struct TaskHooksTests {
+    private func scratch() throws -> String {
+        let path = NSTemporaryDirectory() + "sluice-hooks-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func waitFor(_ reports: Locked<[String]>, count: Int) async throws {
+        for _ in 0..<500 where reports.withLock({ $0.count }) < count { try await Task.sleep(nanoseconds: 20_000_000) }
+    }
+
+    @Test func theFactsArriveAsVariablesAndServerTextNeverRuns() async throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let reports = Locked<[String]>([])
+        let hooks = TaskHooks(onComplete: "printf '%s|%s|%s|%s|%s|%s' \"$SLUICE_TASK_ID\" \"$SLUICE_URL\" \"$SLUICE_FILE\" \"$SLUICE_STATUS\" \"$SLUICE_BYTES\" \"$SLUICE_ERROR\" > '\(dir)/out'",
+                              onError: "echo \"$SLUICE_STATUS $SLUICE_ERROR\" > '\(dir)/error'")
+        let runner = HookRunner(hooks) { id, text in reports.withLock { $0.append("\(id ?? -1) \(text)") } }
+        let hostile = "http://h/$(touch \(dir)/pwned)`touch \(dir)/pwned2`;touch \(dir)/pwned3"
+        runner.ended(EndedTask(id: 7, url: hostile, file: "\(dir)/a b.bin", outcome: .finished, httpStatus: 200, bytes: 42, error: nil))
+        runner.ended(EndedTask(id: 8, url: "http://h/x", file: nil, outcome: .failed, httpStatus: nil, bytes: 0, error: "connection refused"))
+        runner.waitForHooks(seconds: 10)
+        try await waitFor(reports, count: 2)
+        #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "7|\(hostile)|\(dir)/a b.bin|finished|42|")
+        #expect(try String(contentsOfFile: dir + "/error", encoding: .utf8) == "failed connection refused\n")
+        for name in ["pwned", "pwned2", "pwned3"] { #expect(!FileManager.default.fileExists(atPath: dir + "/" + name)) }
+        #expect(Set(reports.withLock { $0 }) == ["7 on-complete hook ran", "8 on-error hook ran"])
+    }
+
+    @Test func aFailingHookAndAHangingOneAreReported() async throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let reports = Locked<[String]>([])
+        let failing = HookRunner(TaskHooks(onComplete: "exit 3")) { _, text in reports.withLock { $0.append(text) } }
+        failing.ended(EndedTask(id: 1, url: "u", file: nil, outcome: .finished, httpStatus: 200, bytes: 0, error: nil))
+        failing.waitForHooks(seconds: 10)
+        try await waitFor(reports, count: 1)
+        #expect(reports.withLock { $0 } == ["on-complete hook failed: exit 3"])
+
+        // The hook starts a child that would outlive it; the timeout ends both (the whole process group).
+        let started = Date()
+        let hanging = HookRunner(TaskHooks(onQueueEmpty: "sleep 30 & echo $! > '\(dir)/child'; wait", timeout: 0.5)) { _, text in
+            reports.withLock { $0.append(text) }
+        }
+        hanging.queueEmptied()
+        hanging.waitForHooks(seconds: 10)
+        #expect(Date().timeIntervalSince(started) < 5, "stopped at its timeout, not after the sleep")
+        let child = try #require(Int32(try String(contentsOfFile: dir + "/child", encoding: .utf8).filter(\.isNumber)))
+        // Gone, or a zombie its new parent has not reaped yet: either way no longer running.
+        for _ in 0..<100 {
+            let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            if state == nil || state == "Z" { break }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+        #expect(state == nil || state == "Z", "its child was stopped too (state \(state.map(String.init) ?? "gone"))")
+    }
+
+    @Test func theQueueHookIsToldWithoutATask() async throws {
+        let reports = Locked<[String]>([])
+        let runner = HookRunner(TaskHooks(onQueueEmpty: "true")) { id, text in reports.withLock { $0.append("\(id.map(String.init) ?? "queue") \(text)") } }
+        runner.queueEmptied()
+        runner.waitForHooks(seconds: 10)
+        try await waitFor(reports, count: 1)
+        #expect(reports.withLock { $0 } == ["queue on-queue-empty hook ran"])
+    }
+}
