@@ -57,6 +57,7 @@ struct OpenCommand: ParsableCommand {
     var exitWhenDone = false
 
     @OptionGroup(title: "When tasks end") var hookOptions: HookOptions
+    @OptionGroup var glob: GlobOption
 
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
@@ -64,7 +65,8 @@ struct OpenCommand: ParsableCommand {
 
     mutating func run() throws {
         let interactive = InterfaceOptions.isTerminal
-        var texts = ArgumentRuns.current.unfold(urls)
+        // URL arguments are globbed as curl globs them (file[1-50].pdf); -i's lines are taken as they are.
+        var texts = try glob.expand(ArgumentRuns.current.unfold(urls), output: nil).urls
         if let inputFile { texts += try URLList.read(inputFile) }
         for url in texts where ParsedURL.parse(url) == nil {
             throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")

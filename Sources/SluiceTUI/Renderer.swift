@@ -44,6 +44,12 @@ public enum Renderer {
         if counts.failed > 0 { text += " · \(counts.failed) failed" }
         if total > 0 { text += " · " + ByteCountText.rate(total) }
         if let limit = model.sessionRateLimit { text += " (limit " + ByteCountText.rate(Double(limit)) + ")" }
+        // The whole list, once it is more than a handful: how many have ended and when the rest will have.
+        if model.rows.count > 1 {
+            let list = ListProgress.of(model)
+            if list.ended > 0 || list.eta != nil { text += " · \(list.ended)/\(list.total) ended" }
+            if let eta = list.eta { text += " · all in " + Format.duration(eta) }
+        }
         if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
         if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) }
         var spans = [Span(text, .title)]

@@ -1,0 +1,36 @@
+// The whole list's progress: ended counted, the unknown sizes estimated from the known, the time left from the rate.
+import SluiceEngine
+import SluiceViewModel
+import Testing
+
+struct ListProgressTests {
+    private func record(_ id: Int, _ at: UInt64, _ event: TaskEvent) -> ModelEvent {
+        .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: at, event: event))
+    }
+
+    @Test func anEstimateForTheWholeList() {
+        var model = Model()
+        let s: UInt64 = 1_000_000_000
+        for id in 1...4 { model.apply(.added(id: id, url: "http://h/\(id)", kind: .download, requestHeaders: [], at: 0)) }
+        // #1 done (1,000 bytes); #2 running, 500 of 1,000 at 100 B/s; #3 and #4 not started: sizes unknown.
+        model.apply(record(1, 1, .stateChanged(.running)))
+        model.apply(record(1, 2, .didWriteData(bytes: 1000, total: 1000, expected: 1000)))
+        model.apply(record(1, 3, .didCompleteWithError(nil)))
+        model.apply(record(1, 4, .stateChanged(.completed)))
+        model.apply(record(2, 1, .stateChanged(.running)))
+        model.apply(record(2, 2, .didWriteData(bytes: 0, total: 0, expected: 1000)))
+        model.apply(.tick(1 * s))
+        model.apply(record(2, 3 * s, .didWriteData(bytes: 500, total: 500, expected: 1000)))
+        model.apply(.tick(6 * s))
+        let list = ListProgress.of(model)
+        #expect(list.ended == 1 && list.total == 4)
+        // 500 left of #2, and 1,000 (the average of the two known sizes) for each of #3 and #4.
+        #expect(list.remainingBytes == 2500)
+        #expect(list.eta.map { $0 > 10 && $0 < 100 } == true, "\(String(describing: list.eta)) s at about 100 B/s")
+
+        var fresh = Model()
+        fresh.apply(.added(id: 1, url: "http://h/1", kind: .download, requestHeaders: [], at: 0))
+        let unknown = ListProgress.of(fresh)
+        #expect(unknown.ended == 0 && unknown.total == 1 && unknown.remainingBytes == nil && unknown.eta == nil, "nothing known: no guess")
+    }
+}
