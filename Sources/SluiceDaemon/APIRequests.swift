@@ -132,6 +132,14 @@ struct TaskLimitRequest: Decodable {
     }
 }
 
+/// `{"url": "...", "force": true?}`: a download's new URL.
+struct RefreshRequest: Decodable {
+    let url: String
+    let force: Bool?
+
+    static func parse(_ data: Data) -> RefreshRequest? { try? JSONDecoder().decode(RefreshRequest.self, from: data) }
+}
+
 /// `{"by": N}`: places towards the front of the queue (negative: towards the back).
 struct MoveRequest: Decodable {
     let by: Int

@@ -104,6 +104,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         case .setConcurrency(let jobs): return request("POST", "/limits", [("jobs", String(jobs))])
         case .setSessionRate(let limit): return request("POST", "/limits", [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .setTaskRate(let id, let limit): return request("POST", "/tasks/\(id)/limit", [("bytesPerSecond", limit.map(String.init) ?? "null")])
+        case .refresh(let id, let text):
+            return request("POST", "/tasks/\(id)/refresh", [("url", JSONText.quote(text))]) ?? "refreshed: #\(id) goes on from the new URL"
         case .suspendAll: return request("POST", "/all/suspend")
         case .resumeAll: return request("POST", "/all/resume")
         }

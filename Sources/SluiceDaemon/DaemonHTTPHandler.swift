@@ -72,6 +72,17 @@ final class DaemonHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
             guard let step = MoveRequest.parse(body) else { return respond(context, .error(400, "expected {\"by\": N}")) }
             run(context) { $0.move(id, by: step) }
+        case (.POST, 3) where parts[0] == "tasks" && parts[2] == "refresh":
+            guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
+            guard let refresh = RefreshRequest.parse(body) else { return respond(context, .error(400, "expected {\"url\": \"...\", \"force\": false}")) }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            hub.refresh(id, url: refresh.url, force: refresh.force ?? false) { reply in
+                loop.execute {
+                    let (handler, context) = bound.value
+                    handler.respond(context, reply)
+                }
+            }
         case (.POST, 3) where parts[0] == "tasks" && parts[2] == "limit":
             guard let id = Int(parts[1]) else { return respond(context, .error(404, "no task \(parts[1])")) }
             guard let limit = TaskLimitRequest.parse(body) else {

@@ -253,6 +253,22 @@ public final class DaemonHub: Sendable {
         return DaemonReply(200, "{\"id\":\(id),\"removed\":true" + (message.map { ",\"message\":" + JSONText.quote($0) } ?? "") + "}")
     }
 
+    /// A new URL for a stopped, failed or queued download (`sluice refresh`); the reply once the new URL is checked.
+    func refresh(_ id: Int, url: String, force: Bool, reply: @escaping @Sendable (DaemonReply) -> Void) {
+        queue.async { [self] in
+            drain()
+            guard state.withLock({ $0.model.row(id) }) != nil else { return reply(.error(404, "no task #\(id)")) }
+            app.refresh(id, to: url, force: force) { [self] problem in
+                if let problem {
+                    logger.notice("refresh of #\(id) refused: \(problem)")
+                    return reply(.error(409, problem))
+                }
+                logger.info("#\(id) refreshed to \(url)")
+                reply(DaemonReply(200, "{\"id\":\(id),\"url\":" + JSONText.quote(url) + "}"))
+            }
+        }
+    }
+
     /// Every ended row removed (the UI's `C`); their ids.
     func clearEnded() -> DaemonReply {
         drain()

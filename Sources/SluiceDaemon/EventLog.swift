@@ -61,6 +61,8 @@ struct EventLineEncoder: Sendable {
             return head + "\"event\":\"sessionRateLimit\",\"bytesPerSecond\":\(limit.map(String.init) ?? "null")}"
         case .taskRateLimit(let id, let limit):
             return head + fields(id, "taskRateLimit", at: nil, [("bytesPerSecond", limit.map(String.init) ?? "null")])
+        case .refreshed(let id, let url, _):
+            return head + fields(id, "refreshed", at: nil, [("url", JSONText.quote(url))])
         case .tick, .segments:
             return nil
         }

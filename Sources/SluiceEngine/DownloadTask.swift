@@ -455,7 +455,8 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         }
         return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: file.size,
                           etag: validators.0, lastModified: validators.1,
-                          expectedLength: expected >= 0 ? expected : nil).encoded()
+                          // An error page's length is not the file's either: the size the bytes belong to stays.
+                          expectedLength: refusedResume ? resumeFrom?.expectedLength : expected >= 0 ? expected : nil).encoded()
     }
 
     // MARK: Delegate queue

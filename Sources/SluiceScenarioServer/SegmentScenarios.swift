@@ -15,9 +15,19 @@ import NIOHTTP1
 ///   4096 bytes longer): an If-Range with the old ETag gets the whole new body
 /// - `ranges=0` no Accept-Ranges, and Range is ignored
 /// - `ignore=1` Accept-Ranges announced, Range ignored: every request gets the whole body
+/// - `expires=K` a signed link that expires: the K-th request for this exact URL and every later one get 403
 enum SegmentScenarios {
     static func respond(context: ChannelHandlerContext, head: HTTPRequestHead, size: Int64, query: [String: String],
                         log: RequestLog) {
+        if let after = query["expires"].flatMap({ Int($0) }), log.count(head.uri) >= after {
+            let body = "this link has expired\n"
+            context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .forbidden,
+                headers: HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", String(body.utf8.count)), ("Connection", "close")])))), promise: nil)
+            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
         let version = query["changed"] == "1" && log.count(head.uri) > 1 ? 2 : 1
         let total = version == 2 ? size + 4096 : size
         let etag = "\"ranged-\(size)-v\(version)\""

@@ -143,6 +143,16 @@ public enum KeyHandler {
                 return []
             }
             ui.mode = .confirmPurge(row.id, row.savedPath)
+        case .refresh:
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            guard row.kind == .download else {
+                ui.message = "#\(row.id) is a data task: only a download keeps bytes to go on with"
+                return []
+            }
+            ui.mode = .prompt(.refreshURL(row.id), "")
         case .open:
             guard let row = model.selected else {
                 ui.message = "no task selected"
@@ -197,6 +207,7 @@ public enum KeyHandler {
                 if case .taskRate(let id) = kind { return [.intent(.setTaskRate(id, limit))] }
                 return [.intent(.setSessionRate(limit))]
             case .filter: return []
+            case .refreshURL(let id): return [.intent(.refresh(id, entered))]
             }
         case .tab where kind == .addURL || kind == .addDownload:
             ui.mode = .prompt(kind == .addURL ? .addDownload : .addURL, text)

@@ -67,6 +67,7 @@ public enum Renderer {
             case .concurrency: "Transfers at once: "
             case .sessionRate: "Limit all transfers to (2M, 500k; 0 for none): "
             case .taskRate(let id): "Limit #\(id) to (2M, 500k; 0 for none): "
+            case .refreshURL(let id): "New URL for #\(id): "
             }
             return StyledLine([Span(label, .prompt), Span(Sanitized.text(text) + "▏", .prompt)])
         case .confirmQuit:

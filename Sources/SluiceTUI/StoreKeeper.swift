@@ -62,7 +62,7 @@ final class StoreKeeper: Sendable {
         var conversions: [(from: Int, to: Int)] = []
         for event in events {
             switch event {
-            case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _):
+            case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _), .refreshed(let id, _, _):
                 touched.insert(id)
             case .restored(let row) where !row.isFinished:
                 touched.insert(row.id)

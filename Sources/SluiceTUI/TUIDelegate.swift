@@ -53,6 +53,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var deciding: Set<Int> = []
         /// Where each finished download was put, for the hooks told of its end.
         var saved: [Int: String] = [:]
+        /// Rows taking a new URL (`refresh`): their old task's end is not the row's (no retry, no hook, files kept).
+        var refreshing: Set<Int> = []
 
         /// Lets go of a row's kept bytes; true when it had stopped keeping them for lack of room.
         mutating func release(_ id: Int) -> Bool {
@@ -378,7 +380,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.handlers[id] = nil
             _ = s.release(id)
             let managed = s.rows[id]
-            let decision = s.stopping ? nil : managed.flatMap { managed in
+            let quiet = s.stopping || s.refreshing.contains(id)
+            let decision = quiet ? nil : managed.flatMap { managed in
                 retryPolicies.policy(for: managed.kind).flatMap { policy in
                     Self.failure(of: task, error).map { failure in
                         let tries = s.retries[id] ?? (0, now)
@@ -393,7 +396,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                 s.deciding.remove(id)
                 if let url = managed?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             }
-            return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision, s.stopping)
+            return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision, quiet)
         }
         if case .retry(let delay, let attempt, let of, let reason) = decision {
             if let companions, let data = error?.resumeData { companions.saveResume(data) }
@@ -480,6 +483,33 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         case false?: break
         case nil: next.cancel()
         }
+    }
+
+    // MARK: Refresh
+
+    /// Marks a download row as taking a new URL; its managed task, or nil when it is no download of this app's.
+    func beginRefresh(_ id: Int) -> ManagedTask? {
+        state.withLock { s in
+            guard let managed = s.rows[id], managed.companions != nil, !s.refreshing.contains(id) else { return nil }
+            s.refreshing.insert(id)
+            return managed
+        }
+    }
+
+    func cancelRefresh(_ id: Int) { _ = state.withLock { $0.refreshing.remove(id) } }
+
+    /// The row's next attempt with `request` (its new URL) from `resumeData`, started as a retry is.
+    func restart(_ id: Int, request: Request, resumeData: Data?) {
+        let known = state.withLock { s -> Bool in
+            s.refreshing.remove(id)
+            guard let managed = s.rows[id] else { return false }
+            if s.downloadRows[managed.request.url] == id { s.downloadRows[managed.request.url] = nil }
+            s.rows[id]?.request = request
+            s.waits += 1
+            s.waiting[id] = (s.waits, resumeData)
+            return true
+        }
+        if known { startRetry(id, wait: nil) }
     }
 
     /// `r` on a row waiting to retry: now. False when it is not waiting.

@@ -196,6 +196,12 @@ public final class TransferApp: Sendable {
             guard delegate.setRateLimit(id, limit) else { return "no such task" }
             inbox.post(.taskRateLimit(id: id, limit))
             return limit.map { "#\(id) at most " + ByteCountText.rate(Double($0)) } ?? "#\(id) has no limit of its own"
+        case .refresh(let id, let text):
+            let inbox = self.inbox
+            refresh(id, to: text, force: false) { problem in
+                inbox.post(.note(id: id, problem.map { "refresh refused: " + $0 } ?? "refreshed: going on from the new URL"))
+            }
+            return "checking the new URL for #\(id)…"
         case .suspendAll:
             let running = delegate.managedTasks.filter { $0.task.state == .running && !delegate.isQueued($0.row) }
             for managed in running { _ = perform(.suspend(managed.row)) }

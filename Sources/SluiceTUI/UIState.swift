@@ -15,7 +15,7 @@ public struct UIState: Equatable, Sendable {
 
     /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, how many
     /// transfers run at once, or a receive limit for all of them or for one.
-    public enum Prompt: Equatable, Sendable { case addURL, addDownload, filter, concurrency, sessionRate, taskRate(Int) }
+    public enum Prompt: Equatable, Sendable { case addURL, addDownload, filter, concurrency, sessionRate, taskRate(Int), refreshURL(Int) }
     public enum Pane: Equatable, Sendable { case list, detail }
     /// What the detail pane shows of the task's delegate calls: a list, or the sequence diagram.
     public enum DetailView: Equatable, Sendable { case timeline, sequence }

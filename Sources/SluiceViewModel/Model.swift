@@ -140,6 +140,18 @@ public struct Model: Equatable, Sendable {
                 row.timeline.append(TimelineEntry(name: "retry", detail: "\(attempt)/\(of) in \(wait): \(Sanitized.text(reason))", time: now))
                 if row.timeline.count > Model.timelineLimit { row.timeline.removeFirst() }
             }
+        case .refreshed(let id, let url, let at):
+            now = max(now, at)
+            update(id) { row in
+                row.timeline.append(TimelineEntry(name: "refresh", detail: "new URL " + Sanitized.text(url), time: at))
+                if row.timeline.count > Model.timelineLimit { row.timeline.removeFirst() }
+                row.url = url
+                row.redirectedTo = nil
+                row.outcome = nil
+                row.state = .suspended
+                row.hasStarted = true
+                row.retry = nil
+            }
         case .queueOrder(let ids):
             for i in rows.indices { rows[i].queuePosition = nil }
             for (place, id) in ids.enumerated() { update(id) { $0.queuePosition = place + 1 } }

@@ -23,6 +23,8 @@ public enum ModelEvent: Sendable, Codable {
     case retrying(id: Int, attempt: Int, of: Int, at: UInt64, reason: String)
     /// The clock moved: rates are sampled here, so a stalled transfer's rate falls to zero.
     case tick(UInt64)
+    /// The row's download goes on from a new URL (`sluice refresh`), keeping its bytes; its next attempt follows.
+    case refreshed(id: Int, url: String, at: UInt64)
 }
 
 public enum Intent: Equatable, Sendable {
@@ -43,6 +45,8 @@ public enum Intent: Equatable, Sendable {
     case setSessionRate(Int64?)
     /// Limit one task's receive rate (bytes per second; nil: no limit of its own).
     case setTaskRate(Int, Int64?)
+    /// Give a stopped, failed or queued download a new URL, keeping its bytes when it is the same file.
+    case refresh(Int, String)
     /// Suspend every running task (pause all).
     case suspendAll
     /// Resume every suspended task (resume all).

@@ -1,0 +1,56 @@
+// Asks a URL for its first byte and keeps only the head: status, the whole size and the validators, for
+// `RefreshCheck`. A private session, so that nothing of the probe appears as a task; the body is never read.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SluiceEngine
+import SluiceLock
+import SluiceViewModel
+
+final class URLProbe: SessionDataDelegate {
+    private let done: Locked<(@Sendable (Result<RefreshCheck.New, TransferError>) -> Void)?>
+
+    private init(_ done: @escaping @Sendable (Result<RefreshCheck.New, TransferError>) -> Void) {
+        self.done = Locked(done)
+    }
+
+    /// `request` with `Range: bytes=0-0`, through a session of `configuration`; `done` is called once.
+    static func probe(_ request: Request, configuration: SessionConfiguration,
+                      done: @escaping @Sendable (Result<RefreshCheck.New, TransferError>) -> Void) {
+        var configuration = configuration
+        configuration.timeoutIntervalForRequest = min(configuration.timeoutIntervalForRequest, 30)
+        let probe = URLProbe(done)
+        let session = Session(configuration: configuration, delegate: probe)
+        var ranged = request
+        ranged.method = "GET"
+        ranged.body = nil
+        ranged.headers.set("Range", "bytes=0-0")
+        session.dataTask(with: ranged).resume()
+        session.finishTasksAndInvalidate()
+    }
+
+    func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+                    completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        let status = response.statusCode ?? 0
+        let size: Int64? = status == 206
+            ? response.headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
+            : (response.expectedContentLength >= 0 ? response.expectedContentLength : nil)
+        finish(.success(RefreshCheck.New(status: status, size: size, etag: response.headers["ETag"],
+                                         lastModified: response.headers["Last-Modified"])))
+        completionHandler(.cancel)
+    }
+
+    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        finish(.failure(error ?? TransferError(.badServerResponse, "no response")))
+    }
+
+    private func finish(_ result: Result<RefreshCheck.New, TransferError>) {
+        let told = done.withLock { done -> (@Sendable (Result<RefreshCheck.New, TransferError>) -> Void)? in
+            defer { done = nil }
+            return done
+        }
+        told?(result)
+    }
+}
