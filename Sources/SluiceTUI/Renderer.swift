@@ -44,8 +44,9 @@ public enum Renderer {
         if counts.failed > 0 { text += " · \(counts.failed) failed" }
         if total > 0 { text += " · " + ByteCountText.rate(total) }
         if let limit = model.sessionRateLimit { text += " (limit " + ByteCountText.rate(Double(limit)) + ")" }
-        // The whole list, once it is more than a handful: how many have ended and when the rest will have.
-        if model.rows.count > 1 {
+        // The whole list, once it is more than one: how many have ended and when the rest will have (a message for
+        // the user, which needs the room more, takes its place).
+        if model.rows.count > 1 && ui.message == nil {
             let list = ListProgress.of(model)
             if list.ended > 0 || list.eta != nil { text += " · \(list.ended)/\(list.total) ended" }
             if let eta = list.eta { text += " · all in " + Format.duration(eta) }
