@@ -13,6 +13,7 @@ import Glibc
 #endif
 import SluiceEngine
 import SluiceLock
+import SluiceTUI
 import SluiceViewModel
 
 /// A task of a background session: the daemon's row.
@@ -70,7 +71,7 @@ public final class BackgroundSession: Sendable {
             throw DaemonFailure("a background session needs SessionConfiguration.background(identifier:)")
         }
         let paths = try DaemonPaths(identifier: identifier, environment: environment)
-        guard let program = executable ?? Self.findOnPath("sluice", environment: environment) else {
+        guard let program = executable ?? FileOpener.find("sluice", environment: environment) else {
             throw DaemonFailure("no sluice executable on PATH to run the background daemon; pass executable:")
         }
         try DaemonLauncher.ensureRunning(paths, arguments: ["daemon", "--detached", "--id", identifier,
@@ -179,13 +180,5 @@ public final class BackgroundSession: Sendable {
 
     private static func error(in reply: DaemonResponse) -> String {
         (try? JSONDecoder().decode(ErrorBody.self, from: Data(reply.body.utf8)))?.error ?? "the daemon answered \(reply.status)"
-    }
-
-    static func findOnPath(_ name: String, environment: [String: String]) -> String? {
-        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = directory + "/" + name
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
     }
 }

@@ -34,7 +34,8 @@ public enum FileOpener {
         return "opening \(Sanitized.text(path))"
     }
 
-    static func find(_ name: String, environment: [String: String]) -> String? {
+    /// The first executable `name` on `environment`'s PATH.
+    public static func find(_ name: String, environment: [String: String]) -> String? {
         for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = directory + "/" + name
             if access(candidate, X_OK) == 0 { return candidate }
