@@ -21,6 +21,7 @@ public enum InterfaceLoop {
         ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
         var lastDraw: UInt64 = 0
         var dirty = true
+        var wasActive = false
         while !stop.isSet {
             if let reason = driver.ended { return reason }
             // Every key already typed (a paste is thousands) is handled before the next frame is drawn.
@@ -30,7 +31,13 @@ public enum InterfaceLoop {
                 while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            if driver.drain(into: &model, flows: &flows) { dirty = true }
+            if driver.drain(into: &model, flows: &flows) {
+                dirty = true
+                // The moment the last transfer ends is shown at once, not at the next frame.
+                let active = model.runningCount > 0
+                if wasActive && !active { lastDraw = 0 }
+                wasActive = active
+            }
             if ui.exitWhenDone && driver.isDone {
                 driver.quit()
                 return nil
