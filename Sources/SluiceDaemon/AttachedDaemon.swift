@@ -9,6 +9,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import SluiceEngine
 import SluiceLock
 import SluiceTUI
@@ -105,7 +106,10 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         case .setSessionRate(let limit): return request("POST", "/limits", [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .setTaskRate(let id, let limit): return request("POST", "/tasks/\(id)/limit", [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .refresh(let id, let text):
-            return request("POST", "/tasks/\(id)/refresh", [("url", JSONText.quote(text))]) ?? "refreshed: #\(id) goes on from the new URL"
+            // The daemon answers once the new URL has (seconds, maybe): the outcome comes back as the row's note.
+            let body = [("url", JSONText.quote(text))]
+            DispatchQueue.global().async { [self] in _ = request("POST", "/tasks/\(id)/refresh", body, timeout: 60) }
+            return "checking the new URL for #\(id)…"
         case .suspendAll: return request("POST", "/all/suspend")
         case .resumeAll: return request("POST", "/all/resume")
         }
@@ -151,11 +155,11 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     }
 
     /// Sends one request; the daemon's error, or its message (a limit set), or nil.
-    private func request(_ method: String, _ path: String, _ fields: [(String, String)]? = nil) -> String? {
+    private func request(_ method: String, _ path: String, _ fields: [(String, String)]? = nil, timeout: Int = 5) -> String? {
         let body = fields.map { "{" + $0.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}" }
         let response: DaemonResponse
         do {
-            response = try client.send(method, path, body: body, timeout: 5)
+            response = try client.send(method, path, body: body, timeout: timeout)
         } catch {
             return error.message
         }

@@ -33,6 +33,9 @@ extension TransferApp {
         return events
     }
 
+    /// A note on a row, as the app's own notes are (shown in the UI, kept in the store, sent to attached UIs).
+    public func note(_ id: Int, _ text: String) { post(.note(id: id, text)) }
+
     /// Carries out an intent as a key would; a message when it cannot be done.
     public func carryOut(_ intent: Intent) -> String? { perform(intent) }
 
