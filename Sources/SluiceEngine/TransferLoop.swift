@@ -13,7 +13,8 @@ import Synchronization
 import SluiceLock
 
 /// Other threads talk to the loop only through `send`: commands queue behind a lock and
-/// `curl_multi_wakeup` (the one multi call that is safe from any thread) interrupts the poll. Once the loop has
+/// `curl_multi_wakeup` (the one multi call that is safe from any thread) interrupts the poll. Commands sent by the
+/// delegate calls of one of the loop's batches wake it once, when the batch ends (see `deliverBatch`). Once the loop has
 /// ended, its inbox is closed under that same lock, in the same step that frees the multi handle, so a late
 /// command (a handler answered after completion, a reader still draining) is dropped, never sent to freed memory.
 final class TransferLoop: @unchecked Sendable {
@@ -65,6 +66,13 @@ final class TransferLoop: @unchecked Sendable {
         /// Set by the first `send` after the loop last emptied the inbox: one wakeup (a socket write) per loop
         /// turn, not one per command (4,000 of them for 2,000 small transfers).
         var wakePending = false
+        /// Threads running a batch of the loop's delegate calls: their commands wait for the batch's end to wake
+        /// the loop, once. Otherwise a loop as quick as the delegate turns for each answer and each next task, and
+        /// every turn costs libcurl 7.88 a `poll` per transfer in progress (docs/performance.md, "Wakeups").
+        var batchThreads: [UInt] = []
+        /// Batches the loop dispatched that have not ended; while one is out the loop sleeps at most
+        /// `batchWaitCap`, so a delegate that waits inside a batch for the loop is answered (late), never left waiting.
+        var batchesOut = 0
         /// The loop has ended (or never started): the multi handle is gone and commands are refused.
         var closed = true
     }
@@ -113,7 +121,7 @@ final class TransferLoop: @unchecked Sendable {
         let accepted = inbox.withLock { box -> Bool in
             guard !box.closed, let multi else { return false }
             box.commands.append(command)
-            if !box.wakePending {
+            if !box.wakePending && (box.batchThreads.isEmpty || !box.batchThreads.contains(UInt(pthread_self()))) {
                 box.wakePending = true
                 _ = curl_multi_wakeup(multi)  // under the lock: the loop cannot free the handle meanwhile
             }
@@ -164,8 +172,27 @@ final class TransferLoop: @unchecked Sendable {
         guard !outbox.isEmpty else { return }
         let batch = outbox
         outbox.removeAll(keepingCapacity: true)
-        delegateQueue.async { for block in batch { block() } }
+        inbox.withLock { $0.batchesOut += 1 }
+        delegateQueue.async { [self] in deliverBatch(batch) }
     }
+
+    /// Runs one turn's delegate calls; the commands they send wake the loop once, at the end, with all of them.
+    private func deliverBatch(_ batch: [@Sendable () -> Void]) {
+        let thread = UInt(pthread_self())
+        inbox.withLock { $0.batchThreads.append(thread) }
+        for block in batch { block() }
+        inbox.withLock { box in
+            if let index = box.batchThreads.firstIndex(of: thread) { box.batchThreads.remove(at: index) }
+            box.batchesOut -= 1
+            guard !box.commands.isEmpty, !box.wakePending, !box.closed, let multi else { return }
+            box.wakePending = true
+            _ = curl_multi_wakeup(multi)
+        }
+    }
+
+    /// The longest the loop sleeps while a batch is out: how late a command from a delegate that blocks inside a
+    /// batch (waiting for the loop) is applied. A batch that ends wakes the loop at once.
+    static let batchWaitCap: Int32 = 10
 
     // MARK: The loop
 
@@ -197,7 +224,9 @@ final class TransferLoop: @unchecked Sendable {
                 return
             }
             let idle = transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty
-            _ = curl_multi_poll(multi, nil, 0, localFlowing ? 0 : idle ? Self.idleWait(multi) : 100, nil)
+            var wait = localFlowing ? 0 : idle ? Self.idleWait(multi) : 100
+            if wait > Self.batchWaitCap, inbox.withLock({ $0.batchesOut > 0 }) { wait = Self.batchWaitCap }
+            _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
     }
 
