@@ -40,8 +40,11 @@ struct DaemonAddCommand: ParsableCommand {
     @OptionGroup var daemon: DaemonOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup var shortData: ShortDataOption
+    @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
+        // Only output-dir, split and the host rules' headers apply: the daemon's session-wide settings are its own.
+        let config = try configFile.load()
         let urls = ArgumentRuns.current.unfold(self.urls)
         guard !urls.isEmpty else { throw CLIFailure(code: 2, message: "nothing to add: give one or more URLs") }
         if output != nil && outputDir != nil { throw CLIFailure(code: 2, message: "give -o or --output-dir, not both") }
@@ -56,8 +59,8 @@ struct DaemonAddCommand: ParsableCommand {
             guard let valid = ParsedURL.parse(url) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))") }
             parsed.append(valid)
         }
-        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values)
-        let directory = DaemonOptions.absolute(outputDir ?? ".")
+        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, hostRules: HostRulesApplied(config))
+        let directory = DaemonOptions.absolute(outputDir ?? config.outputDir.value ?? ".")
         var info = stat()
         guard data || output != nil || (stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
             throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(directory)) does not exist")
@@ -65,7 +68,7 @@ struct DaemonAddCommand: ParsableCommand {
         let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
         for (url, valid) in zip(urls, parsed) {
             var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
-            if let split { fields.append(("split", String(split))) }
+            if let split = split ?? (data ? nil : config.split(forURL: url)) { fields.append(("split", String(split))) }
             if ask { fields.append(("ask", "true")) }
             fields += request.fields(for: valid)
             if let output { fields.append(("output", JSONText.quote(DaemonOptions.absolute(output)))) }

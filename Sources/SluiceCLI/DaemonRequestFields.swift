@@ -13,7 +13,7 @@ struct DaemonRequestFields {
     private let prepared: PreparedRequest
 
     /// Checks the flags (reading what they name, asking a password) once for every URL.
-    init(_ options: RequestOptions, shortData: [String] = []) throws {
+    init(_ options: RequestOptions, shortData: [String] = [], hostRules: HostRulesApplied = HostRulesApplied()) throws {
         let sessionWide: [(Bool, String)] = [
             (options.proxy != nil || options.proxyUser != nil || options.noProxy != nil, "-x, --proxy-user and --noproxy"),
             (options.insecure, "-k"), (options.caCert != nil, "--cacert"), (options.http1_1 || options.http2, "--http1.1 and --http2"),
@@ -24,7 +24,9 @@ struct DaemonRequestFields {
             throw CLIFailure(code: 2, message: "\(flags) set up a whole session, and the daemon's is shared by all its tasks: "
                 + "use sluice get or sluice URL... for this transfer (-H, -X, -d, -u, --netrc and -b 'name=value' work here)")
         }
-        prepared = try options.prepare(shortData: shortData)
+        var prepared = try options.prepare(shortData: shortData)
+        prepared.hostRules = hostRules  // the config file's host headers go with each task
+        self.prepared = prepared
     }
 
     /// The JSON fields for `url` (none for a plain GET).

@@ -15,7 +15,7 @@ public struct SluiceCommand: ParsableCommand {
         abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
         discussion: "sluice URL... opens the UI with those URLs as data tasks, sluice -d URL... as downloads, and sluice alone with the history and the unfinished downloads of the last run; press ? in it for the keys. sluice add URL... hands downloads to a background daemon that goes on when the terminal closes.",
         subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, HistoryCommand.self, ServeCommand.self,
-                      DaemonAddCommand.self, AttachCommand.self, DaemonListCommand.self, DaemonStopCommand.self, DaemonCommand.self],
+                      DaemonAddCommand.self, AttachCommand.self, DaemonListCommand.self, DaemonStopCommand.self, DaemonCommand.self, ConfigCommand.self],
         defaultSubcommand: OpenCommand.self
     )
 
