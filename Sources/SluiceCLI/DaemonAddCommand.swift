@@ -42,12 +42,15 @@ struct DaemonAddCommand: ParsableCommand {
     @OptionGroup var shortData: ShortDataOption
     @OptionGroup(title: "A pasted curl command") var curlPaste: CurlPasteOption
     @OptionGroup var glob: GlobOption
+    @OptionGroup var configFile: ConfigOption
 
     @Option(name: .customShort("i"),
             help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input); not globbed, as curl.", valueName: "file"))
     var inputFile: String?
 
     mutating func run() throws {
+        // Only output-dir, split and the host rules' headers apply: the daemon's session-wide settings are its own.
+        let config = try configFile.load()
         var urls = ArgumentRuns.current.unfold(self.urls)
         let paste = try curlPaste.read()
         if let paste {
@@ -80,8 +83,8 @@ struct DaemonAddCommand: ParsableCommand {
             guard let valid = ParsedURL.parse(url) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))") }
             parsed.append(valid)
         }
-        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste)
-        let directory = DaemonOptions.absolute(outputDir ?? ".")
+        let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste, hostRules: HostRulesApplied(config))
+        let directory = DaemonOptions.absolute(outputDir ?? config.outputDir.value ?? ".")
         var info = stat()
         guard data || output != nil || (stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
             throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(directory)) does not exist")
@@ -90,7 +93,7 @@ struct DaemonAddCommand: ParsableCommand {
         for (index, (url, valid)) in zip(urls, parsed).enumerated() {
             let output = outputs?[index] ?? self.output
             var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
-            if let split { fields.append(("split", String(split))) }
+            if let split = split ?? (data ? nil : config.split(forURL: url)) { fields.append(("split", String(split))) }
             if ask { fields.append(("ask", "true")) }
             fields += request.fields(for: valid)
             if let output { fields.append(("output", JSONText.quote(DaemonOptions.absolute(output)))) }

@@ -14,7 +14,9 @@ struct DaemonRequestFields {
 
     /// Checks the flags (reading what they name, asking a password) once for every URL.
     /// `paste`: a pasted curl command already folded into `options`; its body is added here (as `get --curl`).
-    init(_ options: RequestOptions, shortData: [String] = [], paste: CurlPaste? = nil) throws {
+    /// `hostRules`: the config file's headers for each host, which go with each task.
+    init(_ options: RequestOptions, shortData: [String] = [], paste: CurlPaste? = nil,
+         hostRules: HostRulesApplied = HostRulesApplied()) throws {
         let sessionWide: [(Bool, String)] = [
             (options.proxy != nil || options.proxyUser != nil || options.noProxy != nil, "-x, --proxy-user and --noproxy"),
             (options.insecure, "-k"), (options.caCert != nil, "--cacert"), (options.http1_1 || options.http2, "--http1.1 and --http2"),
@@ -27,6 +29,7 @@ struct DaemonRequestFields {
         }
         var prepared = try options.prepare(shortData: shortData)
         paste?.fillBody(&prepared, methodGiven: options.method != nil)
+        prepared.hostRules = hostRules  // the config file's host headers go with each task
         self.prepared = prepared
     }
 

@@ -36,8 +36,8 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customShort("i"), help: "Read more URLs from this file, one per line (- for standard input).")
     var inputFile: String?
 
-    @Option(name: .customShort("j"), help: "With several URLs: how many transfers run at once.")
-    var jobs: Int = 6
+    @Option(name: .customShort("j"), help: "With several URLs: how many transfers run at once (default 6, or the config file's jobs).")
+    var jobs: Int?
 
     @Option(help: "Save each body in this directory under its server's name (never over an existing file) instead of writing to standard output.")
     var outputDir: String?
@@ -54,8 +54,8 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "Write the delegate flow to stderr as JSON lines.")
     var trace = false
 
-    @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
-    var timeout: Double = 60
+    @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up (default 60, or the config file's timeout).")
+    var timeout: Double?
 
     @OptionGroup var flowExport: FlowExportOptions
     @OptionGroup(title: "Retries and rate") var retryOptions: RetryOptions
@@ -64,8 +64,16 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var shortData: ShortDataOption
     @OptionGroup(title: "A pasted curl command") var curlPaste: CurlPasteOption
     @OptionGroup var glob: GlobOption
+    @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
+        // Read first and whole, so that a broken file stops before any transfer; the flags given win.
+        let config = try configFile.load()
+        config.applyDefaults(to: &self)
+        try SluiceConfig.$inForce.withValue(config) { try runWithConfig() }
+    }
+
+    private mutating func runWithConfig() throws {
         let paste = try curlPaste.read()
         if let paste { take(paste) }
         let globbed = try glob.expand(ArgumentRuns.current.unfold(urls), output: output)
@@ -83,7 +91,7 @@ struct GetCommand: ParsableCommand {
             }
             targets.append(target)
         }
-        guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
+        guard (jobs ?? 1) >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         if (splitOptions.split > 1 || splitOptions.checksum != nil || !splitOptions.mirrors.isEmpty) && output == nil {
             throw CLIFailure(code: 2, message: "--split, --mirrors and --checksum need -o FILE")
         }
@@ -109,7 +117,11 @@ struct GetCommand: ParsableCommand {
         paste?.fillBody(&prepared, methodGiven: requestOptions.method != nil)
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
-        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForRequest = timeout ?? SluiceConfig.inForce.timeout.value
+        if SluiceConfig.inForce.perHost.source != .defaultValue {
+            configuration.httpMaximumConnectionsPerHost = SluiceConfig.inForce.perHost.value
+        }
+        prepared.hostRules = HostRulesApplied(SluiceConfig.inForce)
         configuration.maximumBytesPerSecond = try retryOptions.rateLimit()
         let traceStart = trace ? uptimeNanoseconds() : nil
         let monitor = FlowRecorder.monitor(then: trace ? TraceEncoder.monitor() : nil)
@@ -270,14 +282,14 @@ struct GetCommand: ParsableCommand {
     private func batch(_ targets: [URL], _ prepared: PreparedRequest, configuration: SessionConfiguration,
                        monitor: TaskEventMonitor?, retries: RetryLoop) throws {
         var configuration = configuration
-        configuration.httpMaximumConnectionsPerHost = max(jobs, configuration.httpMaximumConnectionsPerHost)
+        configuration.httpMaximumConnectionsPerHost = max(jobs ?? SluiceConfig.inForce.jobs.value, configuration.httpMaximumConnectionsPerHost)
         var directory: String?
         if let outputDir {
             let resolved = try OutputFile(outputDir + "/x").directory  // the same checks as -o's directory
             configuration.downloadDirectory = resolved
             directory = resolved
         }
-        let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: jobs, outputDirectory: directory)
+        let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: jobs ?? SluiceConfig.inForce.jobs.value, outputDirectory: directory)
         delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {

@@ -176,18 +176,17 @@ enum GetFastParse {
             // ArgumentParser runs these after its parse; a failure is left to it, to be reported in its words.
             guard (try? flowExport.validate()) != nil, (try? splitOptions.validate()) != nil else { return nil }
 
-            // The defaults of -j and --timeout are GetCommand's, repeated (its property wrappers cannot be read before
-            // a parse); GetFastParseTests.theDefaultsAreGetCommandsOwn fails when the two differ.
+            // -j and --timeout not given stay nil: their defaults come from the config file, else GetCommand's.
             var command = GetCommand()
             command.urls = urls
             command.inputFile = inputFile
-            command.jobs = jobs ?? 6
+            command.jobs = jobs
             command.outputDir = outputDir
             command.output = output
             command.force = force
             command.disposition = disposition ?? .allow
             command.trace = trace
-            command.timeout = timeout ?? 60
+            command.timeout = timeout
             command.flowExport = flowExport
             command.retryOptions = retryOptions
             command.splitOptions = splitOptions
@@ -195,6 +194,9 @@ enum GetFastParse {
             command.shortData = shortDataOption
             command.curlPaste = curlPaste
             command.glob = glob
+            var configFile = ConfigOption()  // `--config` is not read here either
+            configFile.path = nil
+            command.configFile = configFile
             return command
         }
     }

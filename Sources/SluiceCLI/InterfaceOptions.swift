@@ -13,11 +13,14 @@ import SluiceTUI
 import SluiceViewModel
 
 struct InterfaceOptions: ParsableArguments {
-    @Option(help: "Where downloads (converted tasks) are saved; the current directory by default.")
-    var outputDir: String = "."
+    @Option(name: .customLong("output-dir"), help: "Where downloads (converted tasks) are saved; the current directory by default (or the config file's output-dir).")
+    var outputDirGiven: String?
 
-    @Option(help: "A theme name from themes/ (default, light, mono) or a path to a theme file.")
-    var theme: String = "default"
+    @Option(name: .customLong("theme"), help: "A theme name from themes/ (default, light, mono) or a path to a theme file (or the config file's theme).")
+    var themeGiven: String?
+
+    var outputDir: String { outputDirGiven ?? "." }
+    var theme: String { themeGiven ?? "default" }
 
     /// Checks everything before the terminal is touched, so an error never leaves a half-drawn screen. Plain
     /// progress lines use no theme: off a terminal only a theme the user named is read (and a broken one reported),

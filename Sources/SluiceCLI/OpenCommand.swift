@@ -33,14 +33,14 @@ struct OpenCommand: ParsableCommand {
     @Flag(name: [.customShort("d"), .customLong("download")], help: "Add the URLs as downloads saved in the output directory.")
     var download = false
 
-    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once; the others wait their turn (J changes it live).", valueName: "n"))
-    var jobs: Int = 6
+    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once; the others wait their turn (J changes it live; default 6, or the config file's jobs).", valueName: "n"))
+    var jobs: Int?
 
     @Option(help: ArgumentHelp("At most this many transfers at once to one server.", valueName: "n"))
     var perHost: Int?
 
-    @Option(help: ArgumentHelp("With -d: fetch each file as N ranges over N connections when its server accepts ranges (1: one connection).", valueName: "N"))
-    var split: Int = 1
+    @Option(help: ArgumentHelp("With -d: fetch each file as N ranges over N connections when its server accepts ranges (1: one connection, the default, or the config file's split).", valueName: "N"))
+    var split: Int?
 
     @Flag(help: "Hold every response until you answer it: r allow, c cancel, d become a download.")
     var ask = false
@@ -62,8 +62,11 @@ struct OpenCommand: ParsableCommand {
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup(title: "Retries and limits") var retryOptions: RetryOptions
+    @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
+        // Read first and whole, so that a broken file stops before the UI or a transfer starts.
+        let config = try configFile.load()
         let interactive = InterfaceOptions.isTerminal
         // URL arguments are globbed as curl globs them (file[1-50].pdf); -i's lines are taken as they are.
         var texts = try glob.expand(ArgumentRuns.current.unfold(urls), output: nil).urls
@@ -73,12 +76,16 @@ struct OpenCommand: ParsableCommand {
         }
         if background { return try runInBackground(texts, interactive: interactive) }
         if daemon.identifier != DaemonPaths.defaultIdentifier { throw CLIFailure(code: 2, message: "--id names a daemon: give it with --background") }
+        config.applyDefaults(to: &self)
+        let jobs = self.jobs ?? 6, split = self.split ?? 1
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         if let perHost, perHost < 1 { throw CLIFailure(code: 2, message: "--per-host needs at least 1") }
         guard (1...SplitOptions.maximum).contains(split) else {
             throw CLIFailure(code: 2, message: "--split takes 1 to \(SplitOptions.maximum) connections")
         }
-        let prepared = try requestOptions.prepare()
+        var preparing = try requestOptions.prepare()
+        preparing.hostRules = HostRulesApplied(config)
+        let prepared = preparing
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.maximumBytesPerSecond = try retryOptions.rateLimit()
@@ -108,8 +115,8 @@ struct OpenCommand: ParsableCommand {
             throw CLIFailure(code: 2, message: "--background opens the UI on the daemon and needs a terminal; sluice add hands it URLs without one")
         }
         let given: [(Bool, String)] = [(retryOptions.retry != nil || retryOptions.retryMaxTime != nil, "--retry"),
-                                       (retryOptions.limitRate != nil, "--limit-rate (L in the UI)"), (split != 1, "--split (sluice add --split)"),
-                                       (perHost != nil, "--per-host"), (jobs != 6, "-j (J in the UI)"), (fresh, "--fresh")]
+                                       (retryOptions.limitRate != nil, "--limit-rate (L in the UI)"), (split != nil, "--split (sluice add --split)"),
+                                       (perHost != nil, "--per-host"), (jobs != nil, "-j (J in the UI)"), (fresh, "--fresh")]
         if let (_, flag) = given.first(where: { $0.0 }) {
             throw CLIFailure(code: 2, message: "\(flag) is this UI's own setting; the daemon keeps its own: leave it out with --background")
         }

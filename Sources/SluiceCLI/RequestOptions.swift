@@ -235,13 +235,16 @@ struct PreparedRequest: Sendable {
     /// another origin finds nothing (curl sends -u's credentials only to the host it was given).
     let credentialStore = CredentialStorage()
     var configuration = SessionConfiguration.default
+    /// The config file's `[hosts."..."]` rules, under the flags above.
+    var hostRules = HostRulesApplied()
 
     init(method: String) { self.method = method }
 
     /// The request for one URL: the method, headers and body the flags gave, credentials for its host.
     func request(for url: URL) -> Request {
         var fields = headers
-        if fields["Authorization"] == nil, let (user, password) = credentials(for: url) {
+        hostRules.addHeaders(for: url, to: &fields, given: headers)
+        if fields["Authorization"] == nil, let (user, password) = credentials(for: url) ?? hostRules.netrcCredentials(for: url) {
             if let answeredMethods {
                 // --digest, --anyauth: nothing goes with the request; default handling of the 401 finds them.
                 credentialStore.enter(Credential(user: user, password: password), for: url, answering: answeredMethods)

@@ -16,7 +16,8 @@ public struct SluiceCommand: ParsableCommand {
         discussion: "sluice URL... opens the UI with those URLs as data tasks, sluice -d URL... as downloads, and sluice alone with the history and the unfinished downloads of the last run; press ? in it for the keys. sluice add URL... hands downloads to a background daemon that goes on when the terminal closes.",
         subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, HistoryCommand.self, ServeCommand.self,
                       DaemonAddCommand.self, AttachCommand.self, DaemonListCommand.self, DaemonPauseCommand.self, DaemonResumeCommand.self,
-                      DaemonRemoveCommand.self, DaemonRefreshCommand.self, DaemonStopCommand.self, DaemonCommand.self],
+                      DaemonRemoveCommand.self, DaemonRefreshCommand.self, DaemonStopCommand.self, DaemonCommand.self,
+                      ConfigCommand.self],
         defaultSubcommand: OpenCommand.self
     )
 

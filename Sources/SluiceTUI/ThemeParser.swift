@@ -6,6 +6,8 @@
 //
 // Words: a foreground colour, `on` and a background colour, and any of bold, dim, underline, reverse.
 
+import SluiceViewModel
+
 public struct ThemeError: Error, Equatable, CustomStringConvertible {
     public let file: String
     public let line: Int
@@ -16,24 +18,27 @@ public struct ThemeError: Error, Equatable, CustomStringConvertible {
 public enum ThemeParser {
     public static func parse(_ text: String, name: String, file: String) throws(ThemeError) -> Theme {
         var styles: [Element: Style] = [:]
-        // "\r\n" is one Character to Swift, so CRLF files need it named as a line end of its own.
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        for (number, raw) in lines.enumerated() {
+        // The lines are read by the lexer the config file shares; the messages stay the theme's own.
+        for (number, raw) in TOMLSubset.lines(text).enumerated() {
             func fail(_ message: String) -> ThemeError { ThemeError(file: file, line: number + 1, message: message) }
-            let line = stripComment(raw).trimmingBlanks()
-            if line.isEmpty || line == "[styles]" { continue }
-            if line.hasPrefix("[") { throw fail("unknown table \(line); only [styles] is known") }
-            let pair = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
-            guard pair.count == 2 else { throw fail("expected `element = \"style\"`, found \"\(line)\"") }
-            guard let element = Element(rawValue: pair[0]) else {
-                throw fail("unknown element \"\(pair[0])\"; known: \(Element.allCases.map(\.rawValue).joined(separator: ", "))")
+            let key: String, value: String
+            switch TOMLSubset.classify(raw) {
+            case .blank: continue
+            case .header(let path) where path == ["styles"]: continue
+            case .header: throw fail("unknown table \(TOMLSubset.stripComment(raw).trimmingBlanks()); only [styles] is known")
+            case .other(let line) where line.hasPrefix("["): throw fail("unknown table \(line); only [styles] is known")
+            case .other(let line): throw fail("expected `element = \"style\"`, found \"\(line)\"")
+            case .pair(let k, let v): (key, value) = (k, v)
             }
-            guard pair[1].count >= 2, pair[1].hasPrefix("\""), pair[1].hasSuffix("\"") else {
-                throw fail("the style of \(pair[0]) must be a quoted string")
+            guard let element = Element(rawValue: key) else {
+                throw fail("unknown element \"\(key)\"; known: \(Element.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            guard styles[element] == nil else { throw fail("\(pair[0]) is set twice") }
+            guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else {
+                throw fail("the style of \(key) must be a quoted string")
+            }
+            guard styles[element] == nil else { throw fail("\(key) is set twice") }
             do throws(StyleError) {
-                styles[element] = try style(String(pair[1].dropFirst().dropLast()))
+                styles[element] = try style(String(value.dropFirst().dropLast()))
             } catch {
                 throw fail(error.message)
             }
@@ -72,24 +77,5 @@ public enum ThemeParser {
         }
         if expectBackground { throw StyleError(message: "`on` needs a colour after it") }
         return style
-    }
-
-    /// Drops a `#` comment that is not inside quotes.
-    private static func stripComment(_ line: Substring) -> Substring {
-        var quoted = false
-        for i in line.indices {
-            if line[i] == "\"" { quoted.toggle() }
-            if line[i] == "#" && !quoted { return line[..<i] }
-        }
-        return line
-    }
-}
-
-extension StringProtocol {
-    func trimmingBlanks() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
-        return String(s)
     }
 }

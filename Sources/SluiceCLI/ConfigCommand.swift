@@ -1,0 +1,106 @@
+// `sluice config [--json]`: the settings in force and where each came from (default, file:line, command line).
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SluiceViewModel
+
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Show the effective settings and where each came from (default, the config file's line, the command line).",
+        discussion: "The file is --config FILE, else $SLUICE_CONFIG, else $XDG_CONFIG_HOME/sluice/config.toml (~/.config/sluice/config.toml); see the README for its keys."
+    )
+
+    @OptionGroup var file: ConfigOption
+
+    @Flag(help: "The same as one JSON object.")
+    var json = false
+
+    mutating func run() throws {
+        let config = try file.load()
+        StandardStreams.output(json ? try ConfigReport(config).json() + "\n" : ConfigReport(config).text())
+    }
+}
+
+/// `--config FILE`, for every command that reads the config file.
+struct ConfigOption: ParsableArguments {
+    @Option(name: .customLong("config"), help: ArgumentHelp("Read settings from this file instead of ~/.config/sluice/config.toml.", valueName: "file"))
+    var path: String?
+
+    func load() throws -> SluiceConfig { try ConfigFile.load(named: path) }
+}
+
+/// The effective settings as rows, for the text and the JSON output alike.
+struct ConfigReport: Encodable {
+    struct Row: Encodable {
+        let key: String
+        let value: String?
+        let source: String
+        /// Whether the text output quotes the value (a string setting, as the file writes it).
+        var quoted = true
+        enum CodingKeys: CodingKey { case key, value, source }
+    }
+    struct Host: Encodable { let host: String; let source: String; let settings: [Row] }
+    let file: String?
+    let settings: [Row]
+    let hosts: [Host]
+
+    init(_ config: SluiceConfig) {
+        file = config.path
+        func row<V>(_ key: String, _ s: Setting<V>) -> Row {
+            let isText = s.value is String || s.value is String?
+            return Row(key: key, value: Self.shown(s.value), source: s.source.description, quoted: isText)
+        }
+        settings = [
+            row("output-dir", config.outputDir), row("jobs", config.jobs), row("per-host", config.perHost),
+            row("retry", config.retry), row("retry-max-time", config.retryMaxTime), row("limit-rate", config.limitRate),
+            row("split", config.split), row("theme", config.theme), row("timeout", config.timeout),
+            row("on-complete", config.onComplete), row("on-error", config.onError), row("on-queue-empty", config.onQueueEmpty),
+        ]
+        hosts = config.hosts.map { rule in
+            let place = config.path.map { SettingSource.file($0, line: rule.line).description } ?? "default"
+            var rows: [Row] = []
+            if let s = rule.split { rows.append(row("split", s)) }
+            if let s = rule.connections { rows.append(row("connections", s)) }
+            if let s = rule.limitRate { rows.append(row("limit-rate", s)) }
+            if let s = rule.netrc { rows.append(row("netrc", s)) }
+            for header in rule.headers {
+                let source = config.path.map { SettingSource.file($0, line: header.line).description } ?? "default"
+                rows.append(Row(key: "header", value: "\(header.name): \(header.value)", source: source))
+            }
+            return Host(host: rule.pattern, source: place, settings: rows)
+        }
+    }
+
+    /// A value as text; nil for an unset optional.
+    static func shown(_ value: Any) -> String? {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional { return mirror.children.first.flatMap { shown($0.value) } }
+        if let x = value as? Double { return x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
+        return String(describing: value)
+    }
+
+    func text() -> String {
+        var out = "# config file: \(file.map(Sanitized.text) ?? "none")\n"
+        func line(_ row: Row) -> String {
+            let shown = row.value.map { row.quoted ? "\"" + Sanitized.text($0) + "\"" : Sanitized.text($0) } ?? "(unset)"
+            let left = "\(row.key) = \(shown)"
+            return left + String(repeating: " ", count: max(0, 40 - left.count)) + "  # \(Sanitized.text(row.source))\n"
+        }
+        for row in settings { out += line(row) }
+        for host in hosts {
+            out += "\n[hosts.\"\(Sanitized.text(host.host))\"]  # \(Sanitized.text(host.source))\n"
+            for row in host.settings { out += line(row) }
+        }
+        return out
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}

@@ -1,0 +1,52 @@
+// The config file's defaults under `sluice get`'s flags: a flag given wins, then the file, then get's own default.
+import SluiceViewModel
+extension SluiceConfig {
+    /// The settings of the command that is running (the defaults when there is no file).
+    @TaskLocal static var inForce = SluiceConfig()
+
+    /// Fills what the command line left unset. output-dir is left out on purpose: get's default is standard
+    /// output, and a UI setting must not turn `sluice get URL | jq` into a file (docs/decisions.md).
+    func applyDefaults(to get: inout GetCommand) {
+        if get.jobs == nil, jobs.source != .defaultValue { get.jobs = jobs.value }
+        if get.timeout == nil, timeout.source != .defaultValue { get.timeout = timeout.value }
+        if get.retryOptions.retry == nil, retry.source != .defaultValue { get.retryOptions.retry = retry.value }
+        if get.retryOptions.retryMaxTime == nil { get.retryOptions.retryMaxTime = retryMaxTime.value }
+        if get.retryOptions.limitRate == nil { get.retryOptions.limitRate = limitRate.value }
+        // A split needs -o FILE: the file's split (or the host rule's) applies only where get saves to a file.
+        if get.splitOptions.splitGiven == nil, get.output != nil, get.output != "-" {
+            let hostSplit = get.urls.first.flatMap(rule(forURL:))?.split
+            if let setting = hostSplit ?? (split.source != .defaultValue ? split : nil) { get.splitOptions.splitGiven = setting.value }
+        }
+        // A host rule's limit-rate is the task's limit; get runs one task per host here, so the session's is it.
+        if get.retryOptions.limitRate == nil, get.urls.count == 1,
+           let hostRate = get.urls.first.flatMap(rule(forURL:))?.limitRate {
+            get.retryOptions.limitRate = hostRate.value
+        }
+    }
+
+    func rule(forURL text: String) -> HostRule? {
+        guard let host = ParsedURL.parse(text)?.host else { return nil }
+        return rule(for: host)
+    }
+
+    /// The split for a download of this URL when the command line gave none: the host rule's, else the file's.
+    func split(forURL text: String) -> Int? {
+        if let rule = rule(forURL: text)?.split { return rule.value }
+        return split.source == .defaultValue ? nil : split.value
+    }
+}
+
+extension SluiceConfig {
+    /// The UI's (`sluice URL...`) settings the command line left unset. Its requests get the host rules' headers
+    /// through `PreparedRequest.hostRules`; a rule's split, connections and limit-rate are not yet per task there.
+    func applyDefaults(to open: inout OpenCommand) {
+        if open.jobs == nil, jobs.source != .defaultValue { open.jobs = jobs.value }
+        if open.perHost == nil, perHost.source != .defaultValue { open.perHost = perHost.value }
+        if open.split == nil, split.source != .defaultValue { open.split = split.value }
+        if open.interface.outputDirGiven == nil { open.interface.outputDirGiven = outputDir.value }
+        if open.interface.themeGiven == nil { open.interface.themeGiven = theme.value }
+        if open.retryOptions.retry == nil, retry.source != .defaultValue { open.retryOptions.retry = retry.value }
+        if open.retryOptions.retryMaxTime == nil { open.retryOptions.retryMaxTime = retryMaxTime.value }
+        if open.retryOptions.limitRate == nil { open.retryOptions.limitRate = limitRate.value }
+    }
+}
