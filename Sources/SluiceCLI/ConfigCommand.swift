@@ -59,6 +59,7 @@ struct ConfigReport: Encodable {
             row("retry", config.retry), row("retry-max-time", config.retryMaxTime), row("limit-rate", config.limitRate),
             row("split", config.split), row("theme", config.theme), row("timeout", config.timeout),
             row("on-complete", config.onComplete), row("on-error", config.onError), row("on-queue-empty", config.onQueueEmpty),
+            row("task-command", config.taskCommand),
         ]
         hosts = config.hosts.map { rule in
             let place = config.path.map { SettingSource.file($0, line: rule.line).description } ?? "default"

@@ -43,10 +43,12 @@ struct DaemonCommand: ParsableCommand {
 
     @OptionGroup var daemon: DaemonOptions
     @OptionGroup(title: "When tasks end") var hookOptions: HookOptions
+    @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         let paths = try daemon.paths()
+        try configFile.load().applyDefaults(to: &hookOptions)  // the file's hooks, unless given here
         let directory = DaemonOptions.absolute(outputDir)
         if installUserService || uninstallUserService { return try userService(directory: directory) }
         guard !foreground && !detached else {

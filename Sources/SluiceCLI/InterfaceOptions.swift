@@ -49,13 +49,14 @@ struct InterfaceOptions: ParsableArguments {
     }
 
     /// The UI on a terminal, plain lines otherwise. Ctrl-C and SIGTERM end it with the terminal restored.
-    func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool, exitWhenDone: Bool = false) throws {
+    func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool, exitWhenDone: Bool = false,
+             taskCommand: String? = nil) throws {
         let stop = StopFlag()
         let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
             if interactive {
                 Screen.prepareLocale()
                 do throws(Screen.StartError) {
-                    try app.runInterface(theme: theme, useColor: useColor, stop: stop, exitWhenDone: exitWhenDone)
+                    try app.runInterface(theme: theme, useColor: useColor, stop: stop, exitWhenDone: exitWhenDone, taskCommand: taskCommand)
                 } catch {
                     throw CLIFailure(code: 1, message: error.description)
                 }

@@ -106,7 +106,8 @@ struct OpenCommand: ParsableCommand {
                 throw CLIFailure(code: 1, message: problem.message)
             }
         }
-        try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone)
+        try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
+                          taskCommand: config.taskCommand.value)
     }
 
     /// `--background`: the URLs go to the daemon, then the UI attaches to it.

@@ -48,5 +48,13 @@ extension SluiceConfig {
         if open.retryOptions.retry == nil, retry.source != .defaultValue { open.retryOptions.retry = retry.value }
         if open.retryOptions.retryMaxTime == nil { open.retryOptions.retryMaxTime = retryMaxTime.value }
         if open.retryOptions.limitRate == nil { open.retryOptions.limitRate = limitRate.value }
+        applyDefaults(to: &open.hookOptions)
+    }
+
+    /// The file's hooks, for those the command line did not give.
+    func applyDefaults(to hooks: inout HookOptions) {
+        if hooks.onComplete == nil { hooks.onComplete = onComplete.value }
+        if hooks.onError == nil { hooks.onError = onError.value }
+        if hooks.onQueueEmpty == nil { hooks.onQueueEmpty = onQueueEmpty.value }
     }
 }

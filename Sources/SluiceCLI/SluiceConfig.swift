@@ -42,6 +42,8 @@ struct SluiceConfig: Equatable, Sendable {
     var onComplete = Setting<String?>(value: nil, source: .defaultValue)
     var onError = Setting<String?>(value: nil, source: .defaultValue)
     var onQueueEmpty = Setting<String?>(value: nil, source: .defaultValue)
+    /// The UI's `!`: a command run on the selected task, with its facts in SLUICE_* variables.
+    var taskCommand = Setting<String?>(value: nil, source: .defaultValue)
     var hosts: [HostRule] = []
 
     /// The rule for a host: an exact name first, then the longest `*.domain` that matches.
@@ -52,7 +54,7 @@ struct SluiceConfig: Equatable, Sendable {
     }
 
     static let topLevelKeys = ["output-dir", "jobs", "per-host", "retry", "retry-max-time", "limit-rate", "split", "theme",
-                               "timeout", "on-complete", "on-error", "on-queue-empty"]
+                               "timeout", "on-complete", "on-error", "on-queue-empty", "task-command"]
 
     /// Reads a config file's text; any error stops the whole file (never half a config).
     static func parse(_ text: String, file: String) throws(TOMLError) -> SluiceConfig {
@@ -96,6 +98,7 @@ struct SluiceConfig: Equatable, Sendable {
         case "on-complete": onComplete = Setting(value: try reader.nonEmptyString(), source: here)
         case "on-error": onError = Setting(value: try reader.nonEmptyString(), source: here)
         case "on-queue-empty": onQueueEmpty = Setting(value: try reader.nonEmptyString(), source: here)
+        case "task-command": taskCommand = Setting(value: try reader.nonEmptyString(), source: here)
         default:
             throw reader.fail("unknown key; known: \(Self.topLevelKeys.joined(separator: ", ")) and [hosts.\"name\"] tables")
         }

@@ -5,7 +5,7 @@ public enum Action: String, CaseIterable, Sendable {
     case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
     case moveUp, moveDown, concurrency, sessionRate, taskRate
     case up, down, pageUp, pageDown, first, last, close, help, quit, stopDaemon
-    case suspendAll, resumeAll, clearFinished, purge, open, refresh
+    case suspendAll, resumeAll, clearFinished, purge, open, refresh, taskCommand
 
     /// The keys, as `Key` values and as the help screen spells them.
     public var keys: [Key] {
@@ -44,6 +44,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .purge: [.character("X")]
         case .open: [.character("O")]
         case .refresh: [.character("U")]
+        case .taskCommand: [.character("!")]
         }
     }
 
@@ -84,6 +85,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .purge: "delete"
         case .open: "open"
         case .refresh: "new URL"
+        case .taskCommand: "run command"
         }
     }
 
@@ -123,6 +125,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .purge: "remove a task that has ended and delete its file (asks first)"
         case .open: "open the selected download's file (xdg-open)"
         case .refresh: "give a stopped or failed download a new URL (an expired link), keeping its bytes"
+        case .taskCommand: "run the config file's task-command on the selected task (SLUICE_* variables)"
         }
     }
 

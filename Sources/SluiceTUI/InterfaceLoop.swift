@@ -6,6 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+import SluiceLock
 import SluiceViewModel
 
 public enum InterfaceLoop {
@@ -22,6 +23,8 @@ public enum InterfaceLoop {
         var lastDraw: UInt64 = 0
         var dirty = true
         var wasActive = false
+        // What a `!` command did, told later from its own thread.
+        let told = Locked<[String]>([])
         while !stop.isSet {
             if let reason = driver.ended { return reason }
             // Every key already typed (a paste is thousands) is handled before the next frame is drawn.
@@ -31,6 +34,10 @@ public enum InterfaceLoop {
                 while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
             }
             let now = DispatchTime.now().uptimeNanoseconds
+            if let said = told.withLock({ $0.popLast() }) {
+                ui.message = said
+                dirty = true
+            }
             if driver.drain(into: &model, flows: &flows) {
                 dirty = true
                 // The moment the last transfer ends is shown at once, not at the next frame.
@@ -64,6 +71,9 @@ public enum InterfaceLoop {
                         flows.forget(id)
                     case .open(let path):
                         ui.message = FileOpener.open(path)
+                    case .runCommand(let command, let task):
+                        ui.message = "running the task-command for #\(task.id)"
+                        HookRunner.run(command, for: task) { text in told.withLock { $0.append("#\(task.id): " + text) } }
                     }
                 }
                 dirty = true

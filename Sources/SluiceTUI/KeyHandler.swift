@@ -143,6 +143,16 @@ public enum KeyHandler {
                 return []
             }
             ui.mode = .confirmPurge(row.id, row.savedPath)
+        case .taskCommand:
+            guard let command = ui.taskCommand else {
+                ui.message = "no task-command in the config file (~/.config/sluice/config.toml)"
+                return []
+            }
+            guard let row = model.selected else {
+                ui.message = "no task selected"
+                return []
+            }
+            return [.runCommand(command, EndedTask(row))]
         case .refresh:
             guard let row = model.selected else {
                 ui.message = "no task selected"

@@ -21,14 +21,29 @@ public struct EndedTask: Sendable, Equatable {
     public let httpStatus: Int?
     public let bytes: Int64
     public let error: String?
+    /// A state word instead of the outcome, for a row that has not ended (`!`).
+    var status: String?
 
     public init(id: Int, url: String, file: String?, outcome: Outcome, httpStatus: Int?, bytes: Int64, error: String?) {
         (self.id, self.url, self.file, self.outcome, self.httpStatus, self.bytes, self.error) = (id, url, file, outcome, httpStatus, bytes, error)
     }
 
+    /// A row's facts as they stand (the UI's `!`): SLUICE_STATUS is the row's state word then.
+    public init(_ row: TaskRow) {
+        let outcome: Outcome = switch row.outcome {
+        case .finished?: .finished
+        case .cancelled?: .cancelled
+        default: .failed
+        }
+        var error: String?
+        if case .failed(let failure)? = row.outcome { error = failure.message }
+        self.init(id: row.id, url: row.url, file: row.savedPath, outcome: outcome, httpStatus: row.status, bytes: row.bytes, error: error)
+        status = row.outcome == nil ? row.stateWord : nil
+    }
+
     /// The variables a hook gets (besides the process's own).
     public var environment: [String: String] {
-        var result = ["SLUICE_TASK_ID": String(id), "SLUICE_URL": url, "SLUICE_STATUS": outcome.rawValue, "SLUICE_BYTES": String(bytes),
+        var result = ["SLUICE_TASK_ID": String(id), "SLUICE_URL": url, "SLUICE_STATUS": status ?? outcome.rawValue, "SLUICE_BYTES": String(bytes),
                       "SLUICE_FILE": file ?? "", "SLUICE_ERROR": error ?? ""]
         if let httpStatus { result["SLUICE_HTTP_STATUS"] = String(httpStatus) }
         return result
@@ -71,6 +86,11 @@ public final class HookRunner: Sendable {
         let command = task.outcome == .finished ? hooks.onComplete : hooks.onError
         if let command { run(command, name: task.outcome == .finished ? "on-complete" : "on-error", environment: task.environment, id: task.id) }
         if hooks.notify { notify(task) }
+    }
+
+    /// Runs `command` once for `task` (the UI's `!`); `report` hears how it went.
+    public static func run(_ command: String, for task: EndedTask, timeout: Double = 60, report: @escaping @Sendable (String) -> Void) {
+        HookRunner(TaskHooks(timeout: timeout)) { _, text in report(text) }.run(command, name: "task-command", environment: task.environment, id: task.id)
     }
 
     public func queueEmptied() {

@@ -248,8 +248,10 @@ public final class TransferApp: Sendable {
     // MARK: The terminal UI
 
     /// Runs until `q` (or a signal sets `stop`); the terminal is restored before this returns.
-    public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag, exitWhenDone: Bool = false) throws(Screen.StartError) {
+    public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag, exitWhenDone: Bool = false,
+                             taskCommand: String? = nil) throws(Screen.StartError) {
         var ui = UIState()
+        ui.taskCommand = taskCommand
         ui.quitKeepsDownloads = delegate.managesDownloads
         ui.exitWhenDone = exitWhenDone
         _ = try InterfaceLoop.run(self, ui: ui, theme: theme, useColor: useColor, stop: stop)

@@ -34,6 +34,8 @@ public struct UIState: Equatable, Sendable {
     public var attachedTo: String?
     /// `--exit-when-done`: leave once every task has ended.
     public var exitWhenDone = false
+    /// The config file's `task-command`, run on the selected task by `!`.
+    public var taskCommand: String?
 
     public init() {}
 }
@@ -52,6 +54,8 @@ public enum UICommand: Equatable, Sendable {
     case purge(Int, savedPath: String?)
     /// Open a saved file with the desktop's program.
     case open(String)
+    /// Run this command with the row's facts in SLUICE_* variables.
+    case runCommand(String, EndedTask)
 }
 
 /// The files the UI writes: a task's Mermaid diagram, its HAR, or one HAR of every completed task.

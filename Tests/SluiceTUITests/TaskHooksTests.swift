@@ -4,6 +4,7 @@
 import Foundation
 import SluiceLock
 @testable import SluiceTUI
+import SluiceViewModel
 import Testing
 
 struct TaskHooksTests {
@@ -71,5 +72,36 @@ struct TaskHooksTests {
         runner.waitForHooks(seconds: 10)
         try await waitFor(reports, count: 1)
         #expect(reports.withLock { $0 } == ["queue on-queue-empty hook ran"])
+    }
+}
+
+struct TaskCommandKeyTests {
+    @Test func bangRunsTheConfiguredCommandOnTheSelectedRow() {
+        var ui = UIState()
+        var model = Model()
+        model.apply(.added(id: 4, url: "http://h/a.iso", kind: .download, requestHeaders: [], at: 0))
+        model.select(4)
+        #expect(KeyHandler.handle(.character("!"), ui: &ui, model: &model).isEmpty)
+        #expect(ui.message?.contains("no task-command") == true)
+        ui.taskCommand = "echo \"$SLUICE_URL\""
+        let commands = KeyHandler.handle(.character("!"), ui: &ui, model: &model)
+        guard case .runCommand(let command, let task)? = commands.first else {
+            Issue.record("no command: \(commands)")
+            return
+        }
+        #expect(command == "echo \"$SLUICE_URL\"")
+        #expect(task.environment["SLUICE_TASK_ID"] == "4" && task.environment["SLUICE_URL"] == "http://h/a.iso")
+        #expect(task.environment["SLUICE_STATUS"] == model.row(4)?.stateWord, "a row under way says its state")
+    }
+
+    @Test func theCommandRunsWithTheRowsFacts() async throws {
+        let out = NSTemporaryDirectory() + "sluice-bang-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let said = Locked<[String]>([])
+        let task = EndedTask(id: 9, url: "http://h/x", file: "/tmp/x", outcome: .finished, httpStatus: 200, bytes: 5, error: nil)
+        HookRunner.run("printf '%s %s' \"$SLUICE_TASK_ID\" \"$SLUICE_FILE\" > '\(out)'", for: task) { text in said.withLock { $0.append(text) } }
+        for _ in 0..<250 where said.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(said.withLock { $0 } == ["task-command hook ran"])
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "9 /tmp/x")
     }
 }
