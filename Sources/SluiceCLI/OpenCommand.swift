@@ -76,6 +76,7 @@ struct OpenCommand: ParsableCommand {
         }
         if background { return try runInBackground(texts, interactive: interactive) }
         if daemon.identifier != DaemonPaths.defaultIdentifier { throw CLIFailure(code: 2, message: "--id names a daemon: give it with --background") }
+        let splitTyped = self.split != nil  // a typed --split wins over a host rule's, which wins over the file's
         config.applyDefaults(to: &self)
         let jobs = self.jobs ?? 6, split = self.split ?? 1
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
@@ -102,8 +103,14 @@ struct OpenCommand: ParsableCommand {
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         app.restore(records)
         for url in texts {
-            if case .failure(let problem) = app.add(url, asks: ask && interactive, kind: download ? .download : .data) {
-                throw CLIFailure(code: 1, message: problem.message)
+            // A host rule's split and limit-rate are that host's tasks' own (a typed --split wins over the rule's).
+            let rule = config.rule(forURL: url)
+            let added = download ? app.addDownload(url, to: .directory(directory), split: splitTyped ? nil : rule?.split?.value)
+                                 : app.add(url, asks: ask && interactive, kind: .data)
+            switch added {
+            case .failure(let problem): throw CLIFailure(code: 1, message: problem.message)
+            case .success(let id):
+                if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
             }
         }
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
