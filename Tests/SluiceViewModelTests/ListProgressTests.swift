@@ -34,3 +34,17 @@ struct ListProgressTests {
         #expect(unknown.ended == 0 && unknown.total == 1 && unknown.remainingBytes == nil && unknown.eta == nil, "nothing known: no guess")
     }
 }
+
+struct ListProgressStreamTests {
+    @Test func aRunningStreamWithoutALengthGivesNoEstimate() {
+        var model = Model()
+        for id in 1...2 { model.apply(.added(id: id, url: "http://h/\(id)", kind: .data, requestHeaders: [], at: 0)) }
+        model.apply(.engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: 1, event: .stateChanged(.running))))
+        model.apply(.engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: 2, event: .didWriteData(bytes: 10, total: 10, expected: 100))))
+        model.apply(.engine(TaskEventRecord(taskIdentifier: 2, uptimeNanoseconds: 1, event: .stateChanged(.running))))
+        model.apply(.engine(TaskEventRecord(taskIdentifier: 2, uptimeNanoseconds: 2, event: .didReceiveData(bytes: 500))))
+        model.apply(.tick(2_000_000_000))
+        #expect(ListProgress.of(model).eta == nil)
+        #expect(ListProgress.of(model).remainingBytes == nil)
+    }
+}
