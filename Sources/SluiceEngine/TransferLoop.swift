@@ -201,6 +201,7 @@ final class TransferLoop: @unchecked Sendable {
         loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var pending: [Command] = []
         var running: Int32 = 0
+        var idleSince: UInt64?
         while true {
             inbox.withLock { box in
                 box.wakePending = false  // a later send wakes the next poll; an earlier one is in `pending`
@@ -224,7 +225,11 @@ final class TransferLoop: @unchecked Sendable {
                 return
             }
             let idle = transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty
-            var wait = localFlowing ? 0 : idle ? Self.idleWait(multi) : 100
+            // Idle for a while: sleep until libcurl's next timer. Just idle (the next task of a busy caller is on its
+            // way), at most a second, so that a wakeup lost anywhere costs a second and never an hour.
+            if !idle { idleSince = nil } else if idleSince == nil { idleSince = now }
+            let longIdle = idleSince.map { now &- $0 > 10_000_000_000 } ?? false
+            var wait = localFlowing ? 0 : idle ? (longIdle ? Self.idleWait(multi) : min(1000, Self.idleWait(multi))) : 100
             if wait > Self.batchWaitCap, inbox.withLock({ $0.batchesOut > 0 }) { wait = Self.batchWaitCap }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
