@@ -10,8 +10,8 @@ struct DaemonProcessTests {
     @Test func addedDownloadsFinishWithNoUIAndLsSeesThem() async throws {
         let server = try DaemonServers.shared()
         try await withDaemon { fixture in
-            // A slow one (about 10 s: a margin for a loaded machine, where starting the daemon takes seconds) outlives the `sluice add` that handed it over.
-            let slow = server.url("/drip?bytes=30000&chunk=300&interval=100").absoluteString
+            // A slow one (about 20 s: a margin for a loaded machine, where starting the daemon has taken 10 s) outlives the `sluice add` that handed it over.
+            let slow = server.url("/drip?bytes=30000&chunk=300&interval=200").absoluteString
             let quick = server.url("/bytes/200000").absoluteString
             let added = try await fixture.sluice(["add", slow, quick, "--output-dir", "."])
             #expect(added.status == 0, "\(added.error)")
