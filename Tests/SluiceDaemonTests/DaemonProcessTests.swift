@@ -21,7 +21,7 @@ struct DaemonProcessTests {
             let first = try fixture.task(1)
             #expect(first?["outcome"] is NSNull, "\(String(describing: first))")
 
-            let list = try await fixture.waitForTasks { $0.count == 2 && $0.allSatisfy { $0["outcome"] as? String == "finished" } }
+            let list = try await fixture.waitForTasks(seconds: 60) { $0.count == 2 && $0.allSatisfy { $0["outcome"] as? String == "finished" } }
             let saved = list.compactMap { $0["saved"] as? String }.sorted()
             #expect(saved == [fixture.output + "/200000", fixture.output + "/drip"])
             #expect(FileManager.default.contents(atPath: fixture.output + "/200000") == pattern(200_000))
