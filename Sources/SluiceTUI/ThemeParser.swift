@@ -6,7 +6,10 @@
 //
 // Words: a foreground colour, `on` and a background colour, and any of bold, dim, underline, reverse.
 
+// The fuzz harness (scripts/fuzz) compiles this file with TOMLSubset.swift in one module of its own.
+#if canImport(SluiceViewModel)
 import SluiceViewModel
+#endif
 
 public struct ThemeError: Error, Equatable, CustomStringConvertible {
     public let file: String
