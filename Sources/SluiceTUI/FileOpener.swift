@@ -14,18 +14,8 @@ public enum FileOpener {
         guard let opener = find("xdg-open", environment: environment) else {
             return "no xdg-open here to open it; the file is \(Sanitized.text(path))"
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // Its output would land on the UI's screen.
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(opener), strdup(path), nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, opener, &actions, nil, argv, environ)
-        guard result == 0 else { return "cannot start xdg-open: \(String(cString: strerror(result)))" }
+        // Spawned as a hook is: its own process group, its output away from the UI's screen.
+        guard let pid = HookRunner.spawn([opener, path], environment: [:]) else { return "cannot start xdg-open" }
         let child = pid
         DispatchQueue.global().async {  // reaped when it ends, so no zombie stays behind
             var status: Int32 = 0

@@ -44,10 +44,7 @@ public enum KeyHandler {
         ui.message = nil
         switch action {
         case .resume, .suspend, .cancel, .convert:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             switch action {
             case .resume: return [.intent(.resume(row.id))]
             case .suspend: return [.intent(.suspend(row.id))]
@@ -61,22 +58,13 @@ public enum KeyHandler {
         case .sessionRate:
             ui.mode = .prompt(.sessionRate, "")
         case .taskRate:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             ui.mode = .prompt(.taskRate(row.id), "")
         case .moveUp, .moveDown:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             return [.intent(.move(row.id, by: action == .moveUp ? 1 : -1))]
         case .remove:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             guard model.remove(row.id) else {
                 ui.message = "only completed tasks can be removed"
                 return []
@@ -94,10 +82,7 @@ public enum KeyHandler {
             ui.detailView = ui.detailView == .timeline ? .sequence : .timeline
             ui.detailScroll = 0
         case .mermaid, .har:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             return [.export(action == .mermaid ? .mermaid(row.id) : .har(row.id))]
         case .harAll:
             guard model.rows.contains(where: \.isFinished) else {
@@ -134,10 +119,7 @@ public enum KeyHandler {
             ui.message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
             return ended.map { .forget($0) }
         case .purge:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             guard row.isFinished else {
                 ui.message = "#\(row.id) is \(row.stateWord): cancel it first (c); X removes a task that has ended, with its file"
                 return []
@@ -148,26 +130,17 @@ public enum KeyHandler {
                 ui.message = "no task-command in the config file (~/.config/sluice/config.toml)"
                 return []
             }
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             return [.runCommand(command, EndedTask(row))]
         case .refresh:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             guard row.kind == .download else {
                 ui.message = "#\(row.id) is a data task: only a download keeps bytes to go on with"
                 return []
             }
             ui.mode = .prompt(.refreshURL(row.id), "")
         case .open:
-            guard let row = model.selected else {
-                ui.message = "no task selected"
-                return []
-            }
+            guard let row = selected(model, &ui) else { return [] }
             guard let path = row.savedPath else {
                 ui.message = "#\(row.id) has no saved file to open"
                 return []
@@ -181,6 +154,12 @@ public enum KeyHandler {
             }
         }
         return []
+    }
+
+    /// The selected row, or nil with the message saying none is.
+    private static func selected(_ model: Model, _ ui: inout UIState) -> TaskRow? {
+        if model.selected == nil { ui.message = "no task selected" }
+        return model.selected
     }
 
     private static func prompt(_ kind: UIState.Prompt, _ text: String, _ key: Key, ui: inout UIState,
