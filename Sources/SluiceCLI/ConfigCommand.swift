@@ -11,7 +11,7 @@ struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Show the effective settings and where each came from (default, the config file's line, the command line).",
-        discussion: "The file is --config FILE, else $SLUICE_CONFIG, else $XDG_CONFIG_HOME/sluice/config.toml (~/.config/sluice/config.toml); see the README for its keys."
+        discussion: "The file is --config FILE, else $SLUICE_CONFIG, else $XDG_CONFIG_HOME/sluice/config.toml (~/.config/sluice/config.toml); see the README for its keys. The flags below are the ones sluice URL... takes: given here, they show what that command line would run with (sluice config -j 8 --limit-rate 1M)."
     )
 
     @OptionGroup var file: ConfigOption
@@ -19,9 +19,55 @@ struct ConfigCommand: ParsableCommand {
     @Flag(help: "The same as one JSON object.")
     var json = false
 
+    @OptionGroup(title: "Settings as a command line would give them") var given: GivenSettings
+
     mutating func run() throws {
-        let config = try file.load()
+        var config = try file.load()
+        try given.apply(to: &config)
         StandardStreams.output(json ? try ConfigReport(config).json() + "\n" : ConfigReport(config).text())
+    }
+}
+
+/// The settings flags of `sluice URL...`, for `sluice config` to show over the file's, marked "command line".
+struct GivenSettings: ParsableArguments {
+    @Option(help: ArgumentHelp("Where downloads go.", valueName: "dir")) var outputDir: String?
+    @Option(name: .customShort("j"), help: ArgumentHelp("Tasks at once.", valueName: "n")) var jobs: Int?
+    @Option(help: ArgumentHelp("Tasks at once per server.", valueName: "n")) var perHost: Int?
+    @Option(help: ArgumentHelp("Retries.", valueName: "n")) var retry: Int?
+    @Option(help: ArgumentHelp("Seconds of retrying at most.", valueName: "seconds")) var retryMaxTime: Double?
+    @Option(help: ArgumentHelp("Bytes per second, as curl's (2M, 500k).", valueName: "rate")) var limitRate: String?
+    @Option(help: ArgumentHelp("Connections per download.", valueName: "n")) var split: Int?
+    @Option(help: ArgumentHelp("A theme's name or file.", valueName: "theme")) var theme: String?
+    @Option(help: ArgumentHelp("Seconds without a byte.", valueName: "seconds")) var timeout: Double?
+    @Option(help: ArgumentHelp("A command run when a task completes.", valueName: "cmd")) var onComplete: String?
+    @Option(help: ArgumentHelp("A command run when a task fails.", valueName: "cmd")) var onError: String?
+    @Option(help: ArgumentHelp("A command run when the queue empties.", valueName: "cmd")) var onQueueEmpty: String?
+
+    /// The given flags over the file's settings; the same bounds as the commands that take them.
+    func apply(to config: inout SluiceConfig) throws {
+        func check(_ value: Int?, _ range: ClosedRange<Int>, _ flag: String) throws {
+            if let value, !range.contains(value) { throw CLIFailure(code: 2, message: "\(flag) takes \(range.lowerBound) to \(range.upperBound)") }
+        }
+        try check(jobs, 1...100_000, "-j")
+        try check(perHost, 1...1000, "--per-host")
+        try check(retry, 0...1000, "--retry")
+        try check(split, 1...SplitOptions.maximum, "--split")
+        if let limitRate, ByteCountText.parse(limitRate) == nil {
+            throw CLIFailure(code: 2, message: "--limit-rate: not a rate: \(Sanitized.text(limitRate)) (say 500k, 2M)")
+        }
+        // Set field by field: an optional setting given an absent flag must stay as the file has it.
+        if let outputDir { config.outputDir = Setting(value: outputDir, source: .commandLine) }
+        if let jobs { config.jobs = Setting(value: jobs, source: .commandLine) }
+        if let perHost { config.perHost = Setting(value: perHost, source: .commandLine) }
+        if let retry { config.retry = Setting(value: retry, source: .commandLine) }
+        if let retryMaxTime { config.retryMaxTime = Setting(value: retryMaxTime, source: .commandLine) }
+        if let limitRate { config.limitRate = Setting(value: limitRate, source: .commandLine) }
+        if let split { config.split = Setting(value: split, source: .commandLine) }
+        if let theme { config.theme = Setting(value: theme, source: .commandLine) }
+        if let timeout { config.timeout = Setting(value: timeout, source: .commandLine) }
+        if let onComplete { config.onComplete = Setting(value: onComplete, source: .commandLine) }
+        if let onError { config.onError = Setting(value: onError, source: .commandLine) }
+        if let onQueueEmpty { config.onQueueEmpty = Setting(value: onQueueEmpty, source: .commandLine) }
     }
 }
 

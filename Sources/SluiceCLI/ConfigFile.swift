@@ -38,11 +38,6 @@ enum ConfigFile {
             if let dir = config.outputDir.value, dir.hasPrefix("~/"), let home = environment["HOME"], !home.isEmpty {
                 config.outputDir.value = home + dir.dropFirst()
             }
-            // Read and shown by `sluice config`, but no command applies a host's own connection limit yet: said,
-            // never silently dropped.
-            for rule in config.hosts where rule.connections != nil {
-                StandardStreams.error("sluice: warning: config: \(Sanitized.text(path)):\(rule.line): [hosts.\"\(Sanitized.text(rule.pattern))\"] connections: not applied yet (--per-host limits every host alike)\n")
-            }
             return config
         } catch {
             throw CLIFailure(code: 2, message: "config: " + Sanitized.text(error.description))

@@ -48,14 +48,16 @@ struct DaemonCommand: ParsableCommand {
     mutating func run() throws {
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         let paths = try daemon.paths()
-        try configFile.load().applyDefaults(to: &hookOptions)  // the file's hooks, unless given here
+        let config = try configFile.load()
+        config.applyDefaults(to: &hookOptions)  // the file's hooks, unless given here
         let directory = DaemonOptions.absolute(outputDir)
         if installUserService || uninstallUserService { return try userService(directory: directory) }
         guard !foreground && !detached else {
             // Detached, it keeps no directory busy (a file system it sat in could not be unmounted); every path
             // it uses is absolute.
             if detached { _ = chdir("/") }
-            let settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks())
+            let settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks(),
+                                          hostLimit: { config.connections(forHost: $0) })
             let ending: DaemonRunner.Ending
             do {
                 ending = try DaemonRunner.run(settings, traceLine: TraceEncoder.line(for:start:))

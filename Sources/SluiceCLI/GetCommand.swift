@@ -283,6 +283,7 @@ struct GetCommand: ParsableCommand {
                        monitor: TaskEventMonitor?, retries: RetryLoop) throws {
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(jobs ?? SluiceConfig.inForce.jobs.value, configuration.httpMaximumConnectionsPerHost)
+        if let limit = SluiceConfig.inForce.sharedConnections(of: targets) { configuration.httpMaximumConnectionsPerHost = limit }
         var directory: String?
         if let outputDir {
             let resolved = try OutputFile(outputDir + "/x").directory  // the same checks as -o's directory

@@ -77,6 +77,7 @@ struct OpenCommand: ParsableCommand {
         if background { return try runInBackground(texts, interactive: interactive) }
         if daemon.identifier != DaemonPaths.defaultIdentifier { throw CLIFailure(code: 2, message: "--id names a daemon: give it with --background") }
         let splitTyped = self.split != nil  // a typed --split wins over a host rule's, which wins over the file's
+        let perHostTyped = perHost != nil  // and a typed --per-host over a host rule's connections
         config.applyDefaults(to: &self)
         let jobs = self.jobs ?? 6, split = self.split ?? 1
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
@@ -99,6 +100,7 @@ struct OpenCommand: ParsableCommand {
         if texts.isEmpty && records.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
+                              hostLimit: { [config] host in perHostTyped ? nil : config.connections(forHost: host) },
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         app.restore(records)

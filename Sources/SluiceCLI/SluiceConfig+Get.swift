@@ -1,4 +1,9 @@
 // The config file's defaults under `sluice get`'s flags: a flag given wins, then the file, then get's own default.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SluiceViewModel
 extension SluiceConfig {
     /// The settings of the command that is running (the defaults when there is no file).
@@ -14,14 +19,29 @@ extension SluiceConfig {
         if get.retryOptions.limitRate == nil { get.retryOptions.limitRate = limitRate.value }
         // A split needs -o FILE: the file's split (or the host rule's) applies only where get saves to a file.
         if get.splitOptions.splitGiven == nil, get.output != nil, get.output != "-" {
-            let hostSplit = get.urls.first.flatMap(rule(forURL:))?.split
-            if let setting = hostSplit ?? (split.source != .defaultValue ? split : nil) { get.splitOptions.splitGiven = setting.value }
+            let hostRule = get.urls.first.flatMap(rule(forURL:))
+            if let setting = hostRule?.split ?? (split.source != .defaultValue ? split : nil) {
+                // at most the host's connections (a typed --split is the user's own call)
+                get.splitOptions.splitGiven = min(setting.value, hostRule?.connections?.value ?? .max)
+            }
         }
         // A host rule's limit-rate is the task's limit; get runs one task per host here, so the session's is it.
         if get.retryOptions.limitRate == nil, get.urls.count == 1,
            let hostRate = get.urls.first.flatMap(rule(forURL:))?.limitRate {
             get.retryOptions.limitRate = hostRate.value
         }
+    }
+
+    /// A host rule's `connections`: that host's tasks at once, and the most connections a split download of it
+    /// opens (aria2's --max-connection-per-server, for one site).
+    func connections(forHost host: String) -> Int? { rule(for: host)?.connections?.value }
+
+    /// The per-host limit for a `get` batch: libcurl's is one for every host, so a rule's `connections` applies
+    /// when all the URLs are under that one rule (a list from one site); nil otherwise.
+    func sharedConnections(of urls: [URL]) -> Int? {
+        guard let first = urls.first?.host.flatMap(rule(for:)), let limit = first.connections?.value,
+              urls.allSatisfy({ $0.host.flatMap(rule(for:)) == first }) else { return nil }
+        return limit
     }
 
     func rule(forURL text: String) -> HostRule? {
@@ -38,7 +58,7 @@ extension SluiceConfig {
 
 extension SluiceConfig {
     /// The UI's (`sluice URL...`) settings the command line left unset. Its requests get the host rules' headers
-    /// through `PreparedRequest.hostRules`; a rule's split, connections and limit-rate are not yet per task there.
+    /// through `PreparedRequest.hostRules`; OpenCommand gives each task its rule's split, limit-rate and connections.
     func applyDefaults(to open: inout OpenCommand) {
         if open.jobs == nil, jobs.source != .defaultValue { open.jobs = jobs.value }
         if open.perHost == nil, perHost.source != .defaultValue { open.perHost = perHost.value }

@@ -20,11 +20,6 @@ enum SettingSource: Equatable, Sendable, CustomStringConvertible {
 struct Setting<Value: Equatable & Sendable>: Equatable, Sendable {
     var value: Value
     var source: SettingSource
-
-    /// The command line's value wins over the file's and the default.
-    mutating func override(with given: Value?) {
-        if let given { self = Setting(value: given, source: .commandLine) }
-    }
 }
 
 struct SluiceConfig: Equatable, Sendable {

@@ -23,13 +23,17 @@ public struct DaemonSettings: Sendable {
     public var echoLog: Bool
     /// Commands run when tasks end (`--on-complete`...).
     public var hooks: TaskHooks
+    /// A host's own limit of tasks at once and of a download's connections (the config file's host rules).
+    public var hostLimit: @Sendable (String) -> Int?
 
-    public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool, hooks: TaskHooks = TaskHooks()) {
+    public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool, hooks: TaskHooks = TaskHooks(),
+                hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil }) {
         self.paths = paths
         self.outputDirectory = outputDirectory
         self.jobs = jobs
         self.echoLog = echoLog
         self.hooks = hooks
+        self.hostLimit = hostLimit
     }
 }
 
@@ -86,7 +90,7 @@ public enum DaemonRunner {
         configuration.httpCookieStorage = cookies
         let saver = CookieSaver(cookies, to: cookieFile)
         cookies.onChange { saver.changed() }
-        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs,
+        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, hostLimit: settings.hostLimit,
                               configuration: configuration, store: store, hooks: settings.hooks)
         let hub = DaemonHub(app: app, identifier: paths.identifier, traceLine: traceLine, logger: logger)
         let resumed = app.restore(records)

@@ -5,7 +5,7 @@ public enum Action: String, CaseIterable, Sendable {
     case resume, suspend, cancel, convert, add, remove, filter, sort, pane, sequence, mermaid, har, harAll
     case moveUp, moveDown, concurrency, sessionRate, taskRate
     case up, down, pageUp, pageDown, first, last, close, help, quit, stopDaemon
-    case suspendAll, resumeAll, clearFinished, purge, open, refresh, taskCommand
+    case suspendAll, resumeAll, clearFinished, purge, open, openFolder, refresh, taskCommand
 
     /// The keys, as `Key` values and as the help screen spells them.
     public var keys: [Key] {
@@ -43,6 +43,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .clearFinished: [.character("C")]
         case .purge: [.character("X")]
         case .open: [.character("O")]
+        case .openFolder: [.character("F")]
         case .refresh: [.character("U")]
         case .taskCommand: [.character("!")]
         }
@@ -84,6 +85,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .clearFinished: "clear finished"
         case .purge: "delete"
         case .open: "open"
+        case .openFolder: "folder"
         case .refresh: "new URL"
         case .taskCommand: "run command"
         }
@@ -124,6 +126,7 @@ public enum Action: String, CaseIterable, Sendable {
         case .clearFinished: "remove every task that has ended from the list and the history"
         case .purge: "remove a task that has ended and delete its file (asks first)"
         case .open: "open the selected download's file (xdg-open)"
+        case .openFolder: "open the folder that holds the selected download's file (xdg-open)"
         case .refresh: "give a stopped or failed download a new URL (an expired link), keeping its bytes"
         case .taskCommand: "run the config file's task-command on the selected task (SLUICE_* variables)"
         }

@@ -146,6 +146,13 @@ public enum KeyHandler {
                 return []
             }
             return [.open(path)]
+        case .openFolder:
+            guard let row = selected(model, &ui) else { return [] }
+            guard let path = row.savedPath, let slash = path.lastIndex(of: "/") else {
+                ui.message = "#\(row.id) has no saved file whose folder to open"
+                return []
+            }
+            return [.open(slash == path.startIndex ? "/" : String(path[..<slash]))]
         case .stopDaemon:
             if ui.attachedTo == nil {
                 ui.message = "Q stops a daemon this UI is attached to (sluice attach); these transfers are this UI's own"

@@ -6,8 +6,10 @@
 /// A pure value: each event returns the tasks the app must resume now.
 struct StartQueue: Sendable {
     private(set) var limit: Int
-    /// At most this many running tasks per host (tasks without a host are not counted).
+    /// At most this many running tasks per host (tasks without a host are not counted), unless the host has a
+    /// limit of its own (a config file's `[hosts."..."] connections`).
     let perHost: Int
+    private var hostLimits: [String: Int] = [:]
     private(set) var running: Set<Int> = []
     /// In the order they start; entries no longer in `waitingSet` are skipped (started by hand, cancelled).
     private var waiting: [Int] = []
@@ -28,9 +30,13 @@ struct StartQueue: Sendable {
     /// The ids waiting, first to start first.
     var queued: [Int] { waiting[next...].filter { waitingSet.contains($0) } }
 
-    /// A new task: true when it may start now, false when it waits.
-    mutating func add(_ id: Int, host: String? = nil) -> Bool {
-        if let host { hosts[id] = host }
+    /// A new task: true when it may start now, false when it waits. `hostLimit`: its host's own limit, which
+    /// replaces `perHost` for every task of that host.
+    mutating func add(_ id: Int, host: String? = nil, hostLimit: Int? = nil) -> Bool {
+        if let host {
+            hosts[id] = host
+            if let hostLimit { hostLimits[host] = max(1, hostLimit) }
+        }
         waiting.append(id)
         waitingSet.insert(id)
         // Everything queued before it was already passed over for want of room, so only this one can start.
@@ -98,7 +104,7 @@ struct StartQueue: Sendable {
 
     private func hostHasRoom(_ id: Int) -> Bool {
         guard let host = hosts[id] else { return true }
-        return runningPerHost[host, default: 0] < perHost
+        return runningPerHost[host, default: 0] < hostLimits[host] ?? perHost
     }
 
     private mutating func start(_ id: Int) {

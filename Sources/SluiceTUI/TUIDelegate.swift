@@ -80,11 +80,15 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
     private let allocateRow: (@Sendable () -> Int?)?
 
-    /// At most `concurrency` tasks transfer at once, `perHost` per server; the others wait in the order they were
-    /// added.
-    init(outputDirectory: String, concurrency: Int, perHost: Int = .max, keepTotalLimit: Int = 64 << 20,
-         retries: RetryPolicies = RetryPolicies(), allocateRow: (@Sendable () -> Int?)? = nil,
+    /// A host's own limit of tasks at once, in place of `perHost` (a config file's host rule).
+    let hostLimit: @Sendable (String) -> Int?
+
+    /// At most `concurrency` tasks transfer at once, `perHost` per server (or `hostLimit`'s answer for it); the
+    /// others wait in the order they were added.
+    init(outputDirectory: String, concurrency: Int, perHost: Int = .max, hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil },
+         keepTotalLimit: Int = 64 << 20, retries: RetryPolicies = RetryPolicies(), allocateRow: (@Sendable () -> Int?)? = nil,
          post: @escaping @Sendable (ModelEvent) -> Void) {
+        self.hostLimit = hostLimit
         self.keepTotalLimit = keepTotalLimit
         retryPolicies = retries
         self.outputDirectory = outputDirectory
@@ -119,7 +123,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.nextRow = max(s.nextRow, managed.row + 1)
             if asks { s.asking.insert(managed.row) }
             guard queued else { return false }
-            return s.queue.add(managed.row, host: managed.request.url.host)
+            let host = managed.request.url.host
+            return s.queue.add(managed.row, host: host, hostLimit: host.flatMap(hostLimit))
         }
     }
 
@@ -476,7 +481,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.rows[id]?.lastCheckpoint = 0
             s.rowOfTask[next.taskIdentifier] = id
             if managed.companions != nil { s.downloadRows[managed.request.url] = id }
-            return s.queue.add(id, host: managed.request.url.host)
+            let host = managed.request.url.host
+            return s.queue.add(id, host: host, hostLimit: host.flatMap(hostLimit))
         }
         switch starts {
         case true?: next.resume()

@@ -54,7 +54,7 @@ extension TransferApp {
         }
         let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
             ?? session.downloadTask(with: request, partialFile: companions.partialPath)
-        task.split = max(task.split, split ?? self.split)
+        task.split = Self.capped(max(task.split, split ?? self.split), url, delegate.hostLimit)
         let managed = ManagedTask(row: delegate.newRow(), task: task, request: request,
                                   kind: .download, companions: companions, hasCheckpoint: resumeData != nil)
         let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }

@@ -33,9 +33,11 @@ public final class TransferApp: Sendable {
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
-    /// rest wait. `request` makes each URL's request (the command line's -H, -u, -b...), `configuration` the
-    /// session's (proxy, TLS, cookies).
+    /// rest wait. `hostLimit` gives a host its own limit in place of `perHost`, which also caps its downloads'
+    /// split (aria2's --max-connection-per-server, per host). `request` makes each URL's request (the command
+    /// line's -H, -u, -b...), `configuration` the session's (proxy, TLS, cookies).
     public init(outputDirectory: String, concurrency: Int = 6, perHost: Int = .max,
+                hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil },
                 configuration: SessionConfiguration = .default,
                 request: @escaping @Sendable (URL) -> Request = { Request(url: $0) }, store: TaskStore? = nil,
                 retries: RetryPolicies = RetryPolicies(), split: Int = 1, hooks: TaskHooks = TaskHooks(),
@@ -48,7 +50,7 @@ public final class TransferApp: Sendable {
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
         let delegate = TUIDelegate(outputDirectory: outputDirectory, concurrency: concurrency, perHost: perHost,
-                                   retries: retries, allocateRow: Self.allocator(keeper), post: post)
+                                   hostLimit: hostLimit, retries: retries, allocateRow: Self.allocator(keeper), post: post)
         self.delegate = delegate
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(concurrency, configuration.httpMaximumConnectionsPerHost)
@@ -68,12 +70,13 @@ public final class TransferApp: Sendable {
             } }
         }
         delegate.remake.withLock { $0 = { [weak session] managed, resumeData in
-            session.map { Self.nextAttempt(of: managed, resumeData: resumeData, split: split, in: $0) }
+            session.map { Self.nextAttempt(of: managed, resumeData: resumeData, split: split, hostLimit: hostLimit, in: $0) }
         } }
     }
 
     /// A new engine task for a row's next attempt: a download continues its partial file when it can.
-    private static func nextAttempt(of managed: ManagedTask, resumeData: Data?, split: Int, in session: Session) -> SessionTask {
+    private static func nextAttempt(of managed: ManagedTask, resumeData: Data?, split: Int,
+                                    hostLimit: @Sendable (String) -> Int?, in session: Session) -> SessionTask {
         guard managed.kind == .download else { return session.dataTask(with: managed.request) }
         let task: DownloadTask
         if let resumeData, let resumed = try? session.downloadTask(with: managed.request, resumeData: resumeData) {
@@ -83,8 +86,14 @@ public final class TransferApp: Sendable {
         } else {
             task = session.downloadTask(with: managed.request)
         }
-        if managed.companions != nil { task.split = max(task.split, split) }
+        if managed.companions != nil { task.split = capped(max(task.split, split), managed.request.url, hostLimit) }
         return task
+    }
+
+    /// A download's connections, at most its host's limit.
+    static func capped(_ split: Int, _ url: URL, _ hostLimit: @Sendable (String) -> Int?) -> Int {
+        guard let limit = url.host.flatMap(hostLimit) else { return split }
+        return max(1, min(split, limit))
     }
 
     private static func allocator(_ keeper: StoreKeeper?) -> (@Sendable () -> Int?)? {

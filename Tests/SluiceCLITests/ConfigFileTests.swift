@@ -176,12 +176,6 @@ import Testing
         var toStdout = try GetCommand.parse(["http://h/"])
         config.applyDefaults(to: &toStdout)
         #expect(toStdout.splitOptions.splitGiven == nil, "a split needs -o FILE, so the file's split is not forced on stdout")
-
-        var setting = config.jobs
-        setting.override(with: nil)
-        #expect(setting.source == .file("f", line: 1))
-        setting.override(with: 7)
-        #expect(setting == Setting(value: 7, source: .commandLine))
     }
 
     @Test func aHostRuleWinsOverTheFileForItsHost() throws {
@@ -195,6 +189,33 @@ import Testing
         var typed = try GetCommand.parse(["http://h.org/x", "-o", "out", "--split", "3"])
         config.applyDefaults(to: &typed)
         #expect(typed.splitOptions.splitGiven == 3)
+    }
+
+    @Test func aHostsConnectionsCapsTheSplitTheFileGivesAndABatchUnderThatOneRule() throws {
+        let config = try SluiceConfig.parse("split = 8\n[hosts.\"*.h.org\"]\nconnections = 3\n[hosts.\"b.org\"]\nsplit = 2\n", file: "f")
+        var capped = try GetCommand.parse(["http://a.h.org/x", "-o", "out"])
+        config.applyDefaults(to: &capped)
+        #expect(capped.splitOptions.splitGiven == 3, "the file's 8, at most the host's 3 connections")
+        var typed = try GetCommand.parse(["http://a.h.org/x", "-o", "out", "--split", "5"])
+        config.applyDefaults(to: &typed)
+        #expect(typed.splitOptions.splitGiven == 5, "a typed --split is the user's own call")
+        let urls = ["http://a.h.org/1", "http://b.h.org/2", "http://b.org/3"].compactMap(URL.init(string:))
+        #expect(config.sharedConnections(of: Array(urls.prefix(2))) == 3)
+        #expect(config.sharedConnections(of: urls) == nil, "libcurl's limit is every host's: not when b.org is in the list")
+        #expect(config.connections(forHost: "z.h.org") == 3 && config.connections(forHost: "b.org") == nil)
+    }
+
+    @Test func configShowsAFlagGivenAsTheCommandLinesAndLeavesTheOthersAsTheFileHasThem() throws {
+        var config = try SluiceConfig.parse("jobs = 4\ntheme = \"night\"\nlimit-rate = \"2M\"\n", file: "f")
+        let given = try GivenSettings.parse(["-j", "8", "--on-error", "echo x"])
+        try given.apply(to: &config)
+        let rows = Dictionary(uniqueKeysWithValues: ConfigReport(config).settings.map { ($0.key, "\($0.value ?? "-") @ \($0.source)") })
+        #expect(rows["jobs"] == "8 @ command line" && rows["on-error"] == "echo x @ command line")
+        #expect(rows["theme"] == "night @ f:2" && rows["limit-rate"] == "2M @ f:3", "an absent flag leaves the file's")
+        #expect(rows["split"] == "1 @ default")
+        var bad = config
+        #expect(throws: CLIFailure.self) { try GivenSettings.parse(["--limit-rate", "fast"]).apply(to: &bad) }
+        #expect(throws: CLIFailure.self) { try GivenSettings.parse(["--split", "99"]).apply(to: &bad) }
     }
 
     @Test func aRuleHeaderIsAddedUnlessMinusHNamesIt() throws {

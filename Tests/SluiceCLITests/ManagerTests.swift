@@ -112,6 +112,28 @@ import Testing
         #expect(order == ["a1", "b1", "a2"], "\(order)")
     }
 
+    @Test func aHostsOwnLimitHoldsItsTasksAndCapsItsSplitWhileAnotherHostGoesOn() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let tag = "hostlimit-\(UInt32.random(in: 0...UInt32.max))"
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 6, hostLimit: { $0 == "127.0.0.1" ? 1 : nil }, split: 4)
+        let slow = "/drip?bytes=2048&chunk=512&interval=40&\(tag)="
+        let local = server.baseURL.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        _ = app.add(server.url(slow + "a1").absoluteString)
+        _ = app.add(server.url(slow + "a2").absoluteString)
+        _ = app.add(local + slow + "b1")
+        _ = app.add(local + slow + "b2")
+        let ranged = "/ranged/4000000?rate=2000000&t=\(tag)"
+        _ = app.add(server.url(ranged).absoluteString, kind: .download)
+        _ = await runToTheEnd(app)
+        let order = server.requestOrder(containing: tag).compactMap { $0.split(separator: "=").last.map(String.init) }
+        // localhost has no limit of its own: b1 and b2 start at once, beside a1; a2 waits for a1.
+        #expect(order.prefix(3).sorted() == ["a1", "b1", "b2"] && order.dropFirst(3).first == "a2", "\(order)")
+        #expect(server.mostConcurrentRanges(ranged) <= 1, "split 4, but one connection to this host: \(server.mostConcurrentRanges(ranged)) ranges at once")
+        #expect(dir.entries.count == 1 && FileManager.default.contents(atPath: dir.path + "/" + (dir.entries.first ?? "")) == pattern(4_000_000))
+    }
+
     @Test func aDroppedDownloadIsRetriedFromItsPartialFileAndTheStoreKeepsIt() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()

@@ -184,6 +184,15 @@ import Testing
         m.select(running)
         #expect(press([.character("O")], ui: &ui, model: &m).isEmpty)
         #expect(ui.message?.contains("no saved file") == true)
+        #expect(press([.character("F")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.message?.contains("no saved file") == true)
+        let saved = running  // any row, once the model hears it was saved
+        m.apply(.saved(id: saved, path: "/home/u/Downloads/a b.iso"))
+        m.select(saved)
+        #expect(press([.character("O")], ui: &ui, model: &m) == [.open("/home/u/Downloads/a b.iso")])
+        #expect(press([.character("F")], ui: &ui, model: &m) == [.open("/home/u/Downloads")], "its folder")
+        m.apply(.saved(id: saved, path: "/top.bin"))
+        #expect(press([.character("F")], ui: &ui, model: &m) == [.open("/")])
     }
 
     @Test func helpOpensAndEscapeOrQuestionMarkCloses() {

@@ -59,6 +59,15 @@ import Testing
         #expect(next == [4])
     }
 
+    @Test func aHostsOwnLimitReplacesPerHostForThatHostOnly() {
+        var q = StartQueue(limit: 6, perHost: 1)
+        let started = [q.add(1, host: "a", hostLimit: 2), q.add(2, host: "a"), q.add(3, host: "a"),
+                       q.add(4, host: "b"), q.add(5, host: "b")]
+        #expect(started == [true, true, false, true, false], "a takes two at once, b one")
+        #expect(q.finished(2) == [3])
+        #expect(q.finished(4) == [5])
+    }
+
     @Test func movingAWaitingTaskChangesWhichStartsNext() {
         var q = StartQueue(limit: 1)
         _ = (1...4).map { q.add($0) }
