@@ -13,11 +13,13 @@ struct AttachCommand: ParsableCommand {
 
     @OptionGroup var interface: InterfaceOptions
     @OptionGroup var daemon: DaemonOptions
+    @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
         guard InterfaceOptions.isTerminal else {
             throw CLIFailure(code: 1, message: "sluice attach needs a terminal; sluice ls lists the daemon's tasks")
         }
+        try configFile.load().applyDefaults(to: &interface, outputDir: true)
         let (directory, theme, useColor) = try interface.prepare(interactive: true)
         try Self.attach(try daemon.client(startingIn: directory), identifier: daemon.identifier, directory: directory,
                         theme: theme, useColor: useColor)

@@ -15,6 +15,7 @@ struct DemoCommand: ParsableCommand {
     )
 
     @OptionGroup var interface: InterfaceOptions
+    @OptionGroup var configFile: ConfigOption
 
     /// Paths on the scenario server, in the order the tasks are added; the third waits for the user. Each
     /// response names its file (Content-Disposition), so every row shows a name of its own.
@@ -29,6 +30,8 @@ struct DemoCommand: ParsableCommand {
 
     mutating func run() throws {
         let interactive = InterfaceOptions.isTerminal
+        // The file's theme; not its output-dir: the demo's files are samples, kept beside the user (README).
+        try configFile.load().applyDefaults(to: &interface, outputDir: false)
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let server = try ScenarioServer.start()
         defer { server.shutdown() }

@@ -63,12 +63,17 @@ extension SluiceConfig {
         if open.jobs == nil, jobs.source != .defaultValue { open.jobs = jobs.value }
         if open.perHost == nil, perHost.source != .defaultValue { open.perHost = perHost.value }
         if open.split == nil, split.source != .defaultValue { open.split = split.value }
-        if open.interface.outputDirGiven == nil { open.interface.outputDirGiven = outputDir.value }
-        if open.interface.themeGiven == nil { open.interface.themeGiven = theme.value }
+        applyDefaults(to: &open.interface, outputDir: true)
         if open.retryOptions.retry == nil, retry.source != .defaultValue { open.retryOptions.retry = retry.value }
         if open.retryOptions.retryMaxTime == nil { open.retryOptions.retryMaxTime = retryMaxTime.value }
         if open.retryOptions.limitRate == nil { open.retryOptions.limitRate = limitRate.value }
         applyDefaults(to: &open.hookOptions)
+    }
+
+    /// The file's theme (and output-dir, for the UIs that save files) under the command line's.
+    func applyDefaults(to interface: inout InterfaceOptions, outputDir withOutputDir: Bool) {
+        if withOutputDir, interface.outputDirGiven == nil { interface.outputDirGiven = outputDir.value }
+        if interface.themeGiven == nil { interface.themeGiven = theme.value }
     }
 
     /// The file's hooks, for those the command line did not give.
