@@ -223,7 +223,12 @@ struct GetCommand: ParsableCommand {
         if retriesMade > 0 && !isPlainGet {
             file.removeResume()  // a resumed request would lose its -H, -X, -d, -u or -b (below): this retry starts over
         }
-        let resumeData = try file.loadResume(for: target)
+        var resumeData: Data?
+        switch try file.leftOver(for: target) {
+        case .none: break
+        case .sameURL(let data): resumeData = data
+        case .otherURL(let old): resumeData = try Self.continuation(of: old, from: request, file: file, configuration: configuration)
+        }
         if resumeData != nil && !isPlainGet {
             // Resume data holds the URL only, so the resumed request would go without them.
             throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.name).sluice-resume to start over")
@@ -255,8 +260,13 @@ struct GetCommand: ParsableCommand {
         notes?.report()
 
         let name = file.name
+        // A link that no longer serves the file (a signed URL that expired) is refused again on every rerun: the
+        // way on is the same command with a fresh URL of the same file, which continues the partial file.
+        let linkGone = [401, 403, 404, 410].contains(task.response?.statusCode ?? 0)
         let resumeHint = delegate.keptPartial.map {
-            "; the partial file is kept (\(Sanitized.text($0))), run the same command again to resume"
+            "; the partial file is kept (\(Sanitized.text($0))), " + (linkGone
+                ? "and this URL no longer gives the file (an expired link?): run the same command with a fresh URL of the same file to go on from there"
+                : "run the same command again to resume")
         } ?? ""
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted" + resumeHint)
@@ -276,6 +286,42 @@ struct GetCommand: ParsableCommand {
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
         }
+    }
+
+    /// A partial file of another URL (an expired link given again fresh, a mirror): its resume data moved to
+    /// `request`'s URL when that URL serves the same file (the same size and validator, as `sluice refresh` asks),
+    /// as curl -C - and wget -c continue whatever file they find; otherwise an error that says what differs, and
+    /// the partial file stays as it is.
+    static func continuation(of old: ResumeData, from request: Request, file: OutputFile,
+                             configuration: SessionConfiguration) throws(CLIFailure) -> Data {
+        let answered = Mutex<Result<RefreshCheck.New, TransferError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        URLProbe.probe(request, configuration: configuration) { result in
+            answered.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        let kept = "\(file.name).sluice-part holds \(old.bytesOnDisk) bytes of \(Sanitized.text(old.url))"
+        let advice = "remove \(file.name).sluice-part and \(file.name).sluice-resume to start over, or choose another -o"
+        let new: RefreshCheck.New
+        switch answered.withLock({ $0 }) {
+        case .success(let answer)?: new = answer
+        case .failure(let error)?:
+            throw CLIFailure(code: 1, message: "\(kept); asking the new URL whether it is the same file failed: \(Sanitized.text(error.message))")
+        case nil: throw CLIFailure(code: 1, message: "\(kept); the new URL did not answer")
+        }
+        let decision = RefreshCheck.decide(old: RefreshCheck.Old(size: old.expectedLength, etag: old.etag, lastModified: old.lastModified),
+                                           new: new, force: false)
+        if case .refuse(let why) = decision {
+            let forceHint = ": --force to continue anyway"  // the UI's; get's --force replaces files, so not here
+            let reason = why.hasSuffix(forceHint) ? String(why.dropLast(forceHint.count)) : why
+            throw CLIFailure(code: 1, message: "\(kept), and the new URL is not provably the same file (\(Sanitized.text(reason))); \(advice)")
+        }
+        var moved = old
+        moved.url = request.url.absoluteString
+        let data = moved.encoded()
+        _ = file.saveResume(data)  // a crash from here on resumes from the new URL
+        return data
     }
 
     /// Several URLs, at most `jobs` at once.

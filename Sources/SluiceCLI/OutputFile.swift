@@ -58,18 +58,22 @@ struct OutputFile {
         return lstat(path, &info) == 0
     }
 
-    /// Resume data left by an interrupted run for this same URL (the engine's resume data as it is); nil when
-    /// there is none.
-    func loadResume(for url: URL) throws(CLIFailure) -> Data? {
-        guard let data = FileManager.default.contents(atPath: resumePath) else { return nil }
+    /// What an interrupted run left beside the file.
+    enum LeftOver {
+        case none
+        /// The engine's resume data for this same URL, as it is.
+        case sameURL(Data)
+        /// A partial download of another URL: continued from this one only if it serves the same file.
+        case otherURL(ResumeData)
+    }
+
+    /// Resume data left by an interrupted run, if any.
+    func leftOver(for url: URL) throws(CLIFailure) -> LeftOver {
+        guard let data = FileManager.default.contents(atPath: resumePath) else { return .none }
         guard let resume = ResumeData.decode(data) else {
             throw CLIFailure(code: 1, message: "\(Sanitized.text(resumePath)) is damaged; remove it to start over")
         }
-        guard resume.url == url.absoluteString else {
-            throw CLIFailure(code: 1, message: "\(Sanitized.text(resumePath)) belongs to \(Sanitized.text(resume.url)); "
-                             + "remove it or choose another -o")
-        }
-        return data
+        return resume.url == url.absoluteString ? .sameURL(data) : .otherURL(resume)
     }
 
     /// Written atomically (a crash leaves the old checkpoint or the new one, never half of one).

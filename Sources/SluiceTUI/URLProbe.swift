@@ -9,7 +9,7 @@ import SluiceEngine
 import SluiceLock
 import SluiceViewModel
 
-final class URLProbe: SessionDataDelegate {
+public final class URLProbe: SessionDataDelegate {
     private let done: Locked<(@Sendable (Result<RefreshCheck.New, TransferError>) -> Void)?>
 
     private init(_ done: @escaping @Sendable (Result<RefreshCheck.New, TransferError>) -> Void) {
@@ -17,7 +17,7 @@ final class URLProbe: SessionDataDelegate {
     }
 
     /// `request` with `Range: bytes=0-0`, through a session of `configuration`; `done` is called once.
-    static func probe(_ request: Request, configuration: SessionConfiguration,
+    public static func probe(_ request: Request, configuration: SessionConfiguration,
                       done: @escaping @Sendable (Result<RefreshCheck.New, TransferError>) -> Void) {
         var configuration = configuration
         configuration.timeoutIntervalForRequest = min(configuration.timeoutIntervalForRequest, 30)
@@ -31,7 +31,7 @@ final class URLProbe: SessionDataDelegate {
         session.finishTasksAndInvalidate()
     }
 
-    func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
+    public func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         let status = response.statusCode ?? 0
         let size: Int64? = status == 206
@@ -42,7 +42,7 @@ final class URLProbe: SessionDataDelegate {
         completionHandler(.cancel)
     }
 
-    func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+    public func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         finish(.failure(error ?? TransferError(.badServerResponse, "no response")))
     }
 
