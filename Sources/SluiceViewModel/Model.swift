@@ -219,6 +219,9 @@ public struct Model: Equatable, Sendable {
                 row.rate.record(bytes: offset, at: time)
             case .didFinishCollectingMetrics(let metrics):
                 row.metrics = metrics
+                // The last answer's status: a download whose resume was refused (403) announced no response of
+                // its own, and showed the first attempt's 200 beside its failure.
+                if let status = metrics.transactions.last?.statusCode { row.status = status }
             case .redirectAnswer(let followed):
                 if let followed { row.redirectedTo = followed.absoluteString }
             case .didFinishDownloadingTo, .willPerformHTTPRedirection, .didReceiveChallenge, .challengeAnswer,

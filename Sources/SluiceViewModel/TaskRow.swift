@@ -107,7 +107,11 @@ public struct TaskRow: Equatable, Sendable, Codable {
 
     /// Why the task failed, in a few words, longest first (the UI shows the first that fits); nil when it has not.
     public var failureWords: [String]? {
-        if case .failed(let failure) = outcome { return failure.words }
+        if case .failed(let failure) = outcome {
+            // The server's error status is the reason (a refused resume), more than "bad response".
+            if failure.code == .badServerResponse, let status, status >= 400 { return ["the server answered \(status)", "HTTP \(status)"] }
+            return failure.words
+        }
         return httpFailure.map { ["HTTP \($0)"] }
     }
 

@@ -103,6 +103,22 @@ import Testing
         #expect(row.failureWords == nil && !row.isFailed)
     }
 
+    @Test func aRefusedResumeShowsTheServersStatusNotTheFirstAttempts() throws {
+        var model = Model()
+        let url = try #require(URL(string: "http://h/x"))
+        func record(_ at: UInt64, _ event: TaskEvent) -> ModelEvent {
+            .engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: at, event: event))
+        }
+        model.apply(.added(id: 1, url: url.absoluteString, kind: .download, requestHeaders: [], at: 0))
+        model.apply(record(1, .didReceiveResponse(Response(url: url, statusCode: 200, headers: [:], expectedContentLength: 20))))  // the first attempt
+        let refused = TransactionMetrics(url: url, statusCode: 403)
+        model.apply(record(2, .didFinishCollectingMetrics(TaskMetrics(transactions: [refused], redirectCount: 0, duration: 0.1))))
+        model.apply(record(3, .didCompleteWithError(TransferError(.badServerResponse, "the server answered 403 to the request to resume at byte 10"))))
+        let row = try #require(model.row(1))
+        #expect(row.status == 403)
+        #expect(row.failureWords == ["the server answered 403", "HTTP 403"], "\(row.failureWords ?? [])")
+    }
+
     @Test func aTaskThatNeverRanIsQueued() {
         var m = Model()
         m.apply(.added(id: 1, url: "http://h/x", kind: .data, requestHeaders: [], at: 0))
