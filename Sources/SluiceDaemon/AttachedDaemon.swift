@@ -80,12 +80,7 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     public func perform(_ intent: Intent) -> String? {
         switch intent {
         case .add(let text, let kind):
-            let added: AddedText
-            switch AddedText.read(text) {
-            case .success(let read): added = read
-            case .failure(let problem): return problem.message
-            }
-            for url in added.urls {
+            return AddedText.add(text) { added, url in
                 var fields = [("url", JSONText.quote(url)), ("kind", JSONText.quote(kind == .download ? "download" : "data"))]
                 if kind == .download { fields.append(("directory", JSONText.quote(directory))) }
                 if let parsed = ParsedURL.parse(url), let pasted = added.request(for: parsed) {
@@ -94,9 +89,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
                     fields.append(("headers", "[" + pairs.joined(separator: ",") + "]"))
                     if let body = pasted.body { fields.append(("body", JSONText.quote(body.base64EncodedString()))) }
                 }
-                if let problem = request("POST", "/tasks", fields) { return problem }
+                return request("POST", "/tasks", fields)
             }
-            return added.warning.map { "added; " + $0 } ?? (added.urls.count > 1 ? "added \(added.urls.count) tasks" : nil)
         case .resume(let id): return request("POST", "/tasks/\(id)/resume")
         case .suspend(let id): return request("POST", "/tasks/\(id)/suspend")
         case .cancel(let id): return request("POST", "/tasks/\(id)/cancel")

@@ -18,12 +18,28 @@ public struct AddedText: Sendable {
     /// At most this many tasks from one line: a pattern that expands further is refused, not half added.
     public static let limit = 10_000
 
+    /// The prompt's text added task by task, the same way in this process and in the daemon: `add` takes each URL
+    /// (with the text read, for a paste's request) and says why it could not. The message for the user, if any.
+    public static func add(_ text: String, each add: (AddedText, String) -> String?) -> String? {
+        let added: AddedText
+        switch read(text) {
+        case .success(let read): added = read
+        case .failure(let problem): return problem.message
+        }
+        for url in added.urls {
+            if let problem = add(added, url) { return problem }
+        }
+        if let warning = added.warning { return "added; " + warning }
+        return added.urls.count > 1 ? "added \(added.urls.count) tasks" : nil
+    }
+
     public static func read(_ text: String) -> Result<AddedText, AddError> {
         let trimmed = text.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
         if trimmed.hasPrefix("curl ") || trimmed.hasPrefix("curl\t") {
             let paste: CurlPaste
             do throws(CurlPaste.Failure) { paste = try CurlPaste.parse(String(trimmed)) } catch {
-                return .failure(AddError(message: "the pasted command: " + Sanitized.text(error.message)))
+                let text = Sanitized.text(error.message)  // some already name it ("the pasted command has no URL")
+                return .failure(AddError(message: text.hasPrefix("the pasted command") ? text : "the pasted command: " + text))
             }
             if paste.insecure || paste.proxy != nil {
                 return .failure(AddError(message: "the paste asks for -k or -x, which set up a whole session: use sluice get --curl for it"))

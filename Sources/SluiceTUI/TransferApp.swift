@@ -154,17 +154,11 @@ public final class TransferApp: Sendable {
     public func perform(_ intent: Intent) -> String? {
         switch intent {
         case .add(let text, let kind):
-            let added: AddedText
-            switch AddedText.read(text) {
-            case .success(let read): added = read
-            case .failure(let problem): return problem.message
-            }
-            let request: (@Sendable (URL) -> Request)? = added.paste == nil ? nil : { @Sendable url in added.request(for: url) ?? Request(url: url) }
-            for url in added.urls {
+            return AddedText.add(text) { added, url in
+                let request: (@Sendable (URL) -> Request)? = added.paste == nil ? nil : { @Sendable url in added.request(for: url) ?? Request(url: url) }
                 if case .failure(let problem) = add(url, kind: kind == .download ? .download : .data, request: request) { return problem.message }
+                return nil
             }
-            if let warning = added.warning { return "added; " + warning }
-            if added.urls.count > 1 { return "added \(added.urls.count) tasks" }
         case .resume(let id):
             if delegate.answer(id, .allow) || delegate.retryNow(id) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }

@@ -22,6 +22,19 @@ struct AddedTextTests {
         #expect(request.body == Data("q=1".utf8))
     }
 
+    @Test func addingTakesEachURLStopsAtTheFirstProblemAndSaysHowMany() {
+        var seen: [String] = []
+        #expect(AddedText.add("http://h/f[1-3]") { _, url in seen.append(url); return nil } == "added 3 tasks")
+        #expect(seen == ["http://h/f1", "http://h/f2", "http://h/f3"])
+        seen = []
+        #expect(AddedText.add("http://h/g[1-3]") { _, url in seen.append(url); return url.hasSuffix("2") ? "full" : nil } == "full")
+        #expect(seen == ["http://h/g1", "http://h/g2"], "nothing after the refusal")
+        #expect(AddedText.add("http://h/one") { _, _ in nil } == nil, "one task: nothing to say")
+        #expect(AddedText.add("curl 'http://h/p' --connect-timeout 5") { added, _ in added.paste == nil ? "no paste" : nil }?
+                    .hasPrefix("added; ") == true, "the paste's unused flag is said")
+        #expect(AddedText.add("curl -H 'a: b'") { _, _ in "called" } == "the pasted command has no URL", "a paste without a URL adds nothing")
+    }
+
     @Test func patternsExpandAndPlainURLsStayPlain() throws {
         #expect(try AddedText.read("http://h/f[1-3].bin").get().urls == ["http://h/f1.bin", "http://h/f2.bin", "http://h/f3.bin"])
         #expect(try AddedText.read("  http://h/{a,b}").get().urls == ["http://h/a", "http://h/b"])
