@@ -316,11 +316,9 @@ struct GetCommand: ParsableCommand {
         case nil: throw CLIFailure(code: 1, message: "\(kept); the new URL did not answer")
         }
         let decision = RefreshCheck.decide(old: RefreshCheck.Old(size: old.expectedLength, etag: old.etag, lastModified: old.lastModified),
-                                           new: new, force: false)
+                                           new: new, force: false, forceHint: nil)  // get's --force replaces files
         if case .refuse(let why) = decision {
-            let forceHint = ": --force to continue anyway"  // the UI's; get's --force replaces files, so not here
-            let reason = why.hasSuffix(forceHint) ? String(why.dropLast(forceHint.count)) : why
-            throw CLIFailure(code: 1, message: "\(kept), and the new URL is not provably the same file (\(Sanitized.text(reason))); \(advice)")
+            throw CLIFailure(code: 1, message: "\(kept), and the new URL is not provably the same file (\(Sanitized.text(why))); \(advice)")
         }
         var moved = old
         moved.url = request.url.absoluteString

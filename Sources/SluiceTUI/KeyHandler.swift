@@ -139,19 +139,13 @@ public enum KeyHandler {
                 return []
             }
             ui.mode = .prompt(.refreshURL(row.id), "")
-        case .open:
+        case .open, .openFolder:
             guard let row = selected(model, &ui) else { return [] }
             guard let path = row.savedPath else {
-                ui.message = "#\(row.id) has no saved file to open"
+                ui.message = "#\(row.id) has no saved file " + (action == .open ? "to open" : "whose folder to open")
                 return []
             }
-            return [.open(path)]
-        case .openFolder:
-            guard let row = selected(model, &ui) else { return [] }
-            guard let path = row.savedPath, let slash = path.lastIndex(of: "/") else {
-                ui.message = "#\(row.id) has no saved file whose folder to open"
-                return []
-            }
+            guard action == .openFolder, let slash = path.lastIndex(of: "/") else { return [.open(path)] }
             return [.open(slash == path.startIndex ? "/" : String(path[..<slash]))]
         case .stopDaemon:
             if ui.attachedTo == nil {

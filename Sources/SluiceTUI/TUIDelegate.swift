@@ -112,7 +112,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Registers a task as row `row`'s (a new one, or one the store brought back); true when it may start now,
     /// false when it waits its turn.
     func track(_ managed: ManagedTask, asks: Bool, queued: Bool = true) -> Bool {
-        state.withLock { s in
+        let host = managed.request.url.host
+        let limit = host.flatMap(hostLimit)  // the config's rule, looked up before the lock, not under it
+        return state.withLock { s in
             s.rows[managed.row] = managed
             if managed.companions != nil {
                 s.managesDownloads = true
@@ -123,8 +125,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.nextRow = max(s.nextRow, managed.row + 1)
             if asks { s.asking.insert(managed.row) }
             guard queued else { return false }
-            let host = managed.request.url.host
-            return s.queue.add(managed.row, host: host, hostLimit: host.flatMap(hostLimit))
+            return s.queue.add(managed.row, host: host, hostLimit: limit)
         }
     }
 
@@ -478,14 +479,15 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             return (managed, waiting.resumeData)
         }), let make = remake.withLock({ $0 }), let next = make(managed, resumeData) else { return }
         if let limit = managed.rateLimit { next.maximumBytesPerSecond = limit }
+        let host = managed.request.url.host
+        let hostLimit = host.flatMap(self.hostLimit)  // before the lock, as in track
         let starts = state.withLock { s -> Bool? in
             guard !s.stopping, s.rows[id] != nil else { return nil }  // quit or forgotten while the task was made
             s.rows[id]?.task = next
             s.rows[id]?.lastCheckpoint = 0
             s.rowOfTask[next.taskIdentifier] = id
             if managed.companions != nil { s.downloadRows[managed.request.url] = id }
-            let host = managed.request.url.host
-            return s.queue.add(id, host: host, hostLimit: host.flatMap(hostLimit))
+            return s.queue.add(id, host: host, hostLimit: hostLimit)
         }
         switch starts {
         case true?: next.resume()

@@ -29,7 +29,9 @@ public enum RefreshCheck {
         case refuse(String)
     }
 
-    public static func decide(old: Old, new: New, force: Bool) -> Decision {
+    /// `forceHint`: what the refusal of a file without validators tells the user to do, as the caller offers it
+    /// (`sluice refresh` and the UI have --force; `get`, whose --force replaces files, has none).
+    public static func decide(old: Old, new: New, force: Bool, forceHint: String? = "--force to continue anyway") -> Decision {
         guard (200...299).contains(new.status) else { return .refuse("the new URL answers \(new.status), not the file") }
         guard let newSize = new.size else { return .refuse("the new URL does not say the file's size") }
         if let oldSize = old.size, oldSize != newSize {
@@ -48,6 +50,7 @@ public enum RefreshCheck {
             }
             return .reuse
         }
-        return force ? .reuse : .refuse("the first response had no ETag or Last-Modified, so nothing proves it is the same file: --force to continue anyway")
+        return force ? .reuse : .refuse("the first response had no ETag or Last-Modified, so nothing proves it is the same file"
+                                        + (forceHint.map { ": " + $0 } ?? ""))
     }
 }
