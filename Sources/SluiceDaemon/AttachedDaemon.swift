@@ -25,6 +25,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         var lines: [AttachLine] = []
         var ended: String?
         var identifier: String?
+        /// Set while this UI asks the daemon to stop: the stream's close is then the answer, not an ending.
+        var stopping = false
     }
 
     private let incoming: Locked<Incoming>
@@ -128,12 +130,17 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     public func quit() { detach() }
 
     public func stopDaemon() -> String? {
-        if let problem = request("POST", "/stop") { return problem }
+        // The daemon may close the stream before its answer is read here; that close must not read as an ending.
+        incoming.withLock { $0.stopping = true }
+        if let problem = request("POST", "/stop") {
+            incoming.withLock { $0.stopping = false }
+            return problem
+        }
         detach()
         return nil
     }
 
-    public var ended: String? { incoming.withLock { $0.ended } }
+    public var ended: String? { incoming.withLock { $0.stopping ? nil : $0.ended } }
 
     /// The daemon's tasks go on after this UI: nothing here is ever done.
     public var isDone: Bool { false }
