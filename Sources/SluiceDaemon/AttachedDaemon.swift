@@ -27,6 +27,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         var identifier: String?
         /// Set while this UI asks the daemon to stop: the stream's close is then the answer, not an ending.
         var stopping = false
+        /// Told when a line arrives while none waited to be drained, and when the stream ends.
+        var wake: (@Sendable () -> Void)?
     }
 
     private let incoming: Locked<Incoming>
@@ -39,12 +41,15 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         let incoming = Locked(Incoming())
         self.incoming = incoming
         stream = AttachStream(client: client, line: { line in
-            incoming.withLock { state in
+            let wake = incoming.withLock { state -> (@Sendable () -> Void)? in
                 if case .snapshot(let snapshot) = line { state.identifier = snapshot.identifier }
                 state.lines.append(line)
+                return state.lines.count == 1 ? state.wake : nil
             }
+            wake?()
         }, ended: { reason in
-            if let reason { incoming.withLock { $0.ended = reason } }
+            guard let reason else { return }
+            incoming.withLock { $0.ended = reason; return $0.wake }?()
         })
     }
 
@@ -141,6 +146,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     }
 
     public var ended: String? { incoming.withLock { $0.stopping ? nil : $0.ended } }
+
+    public func onEvents(_ wake: @escaping @Sendable () -> Void) { incoming.withLock { $0.wake = wake } }
 
     /// The daemon's tasks go on after this UI: nothing here is ever done.
     public var isDone: Bool { false }

@@ -25,4 +25,6 @@ public protocol InterfaceDriver: AnyObject {
     var ended: String? { get }
     /// Every task has ended and no retry is waiting (`--exit-when-done`); never for a daemon's tasks.
     var isDone: Bool { get }
+    /// Calls `wake` (from another thread) when something arrives while nothing was waiting to be drained.
+    func onEvents(_ wake: @escaping @Sendable () -> Void)
 }

@@ -5,6 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import SluiceLock
 import SluiceViewModel
@@ -25,15 +28,21 @@ public enum InterfaceLoop {
         var wasActive = false
         // What a `!` command did, told later from its own thread.
         let told = Locked<[String]>([])
+        // The driver's events wake the loop (at most a hundred passes a second while they flow), so that the end
+        // of the last transfer is seen when it happens, not at the next timeout.
+        let wake = WakeSignal()
+        if let wake { driver.onEvents { wake.signal() } }
+        var lastPass: UInt64 = 0
         while !stop.isSet {
             if let reason = driver.ended { return reason }
+            let sinceLastPass = (DispatchTime.now().uptimeNanoseconds &- lastPass) / 1_000_000
+            _ = InputWait.wait(input: STDIN_FILENO, wake: wake, timeout: 50,
+                               notBefore: sinceLastPass >= 10 ? 0 : Int32(10 - sinceLastPass))
             // Every key already typed (a paste is thousands) is handled before the next frame is drawn.
             var keys: [Key] = []
-            if let first = screen.readKey(milliseconds: 50) {
-                keys.append(first)
-                while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
-            }
+            while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
             let now = DispatchTime.now().uptimeNanoseconds
+            lastPass = now
             if let said = told.withLock({ $0.popLast() }) {
                 ui.message = said
                 dirty = true

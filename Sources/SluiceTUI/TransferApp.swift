@@ -270,7 +270,8 @@ public final class TransferApp: Sendable {
         var reported: Set<Int> = []
         var lastPrint: UInt64 = 0
         // Woken by the first event after a drain rather than polling: the last task's end is seen at once. At
-        // most a hundred passes a second (a pass looks at every row), and one every 100 ms for Ctrl-C.
+        // most a hundred passes a second (a pass looks at every row): the pause comes before the wait, so an event
+        // in a quiet moment is taken at once. One pass every 100 ms for Ctrl-C.
         let arrived = DispatchSemaphore(value: 0)
         inbox.onFirstEvent { arrived.signal() }
         while true {
@@ -301,9 +302,9 @@ public final class TransferApp: Sendable {
             if stop.isSet { cancelAll() }
             // Every task posts its row before it starts, so the model alone says when all have completed.
             if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return }
-            _ = arrived.wait(timeout: .now() + .milliseconds(100))
             let spent = DispatchTime.now().uptimeNanoseconds &- now
             if spent < 10_000_000 { usleep(UInt32((10_000_000 - spent) / 1000)) }
+            _ = arrived.wait(timeout: .now() + .milliseconds(100))
         }
     }
 }
