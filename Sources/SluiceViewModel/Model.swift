@@ -59,16 +59,22 @@ public struct Model: Equatable, Sendable {
     }
 
     /// Tasks not yet completed (queued ones too): what quitting would cancel.
-    public var runningCount: Int { rows.reduce(0) { $0 + ($1.state == .running || $1.state == .suspended ? 1 : 0) } }
+    /// By index, reading the one field in place: `reduce` and `for row in` copied every row (a retain per string
+    /// and array in it), and the screen's loop asks after each drain.
+    public var runningCount: Int {
+        var count = 0
+        for i in rows.indices where rows[i].state == .running || rows[i].state == .suspended { count += 1 }
+        return count
+    }
 
     /// For the title line: tasks that have started and not completed, tasks waiting for their turn, and failures
     /// (an HTTP status of 400 or more included).
     public var counts: (active: Int, queued: Int, failed: Int) {
         var c = (active: 0, queued: 0, failed: 0)
-        for row in rows {
-            switch row.state {
-            case .suspended where !row.hasStarted: c.queued += 1
-            case .completed: if row.isFailed { c.failed += 1 }
+        for i in rows.indices {
+            switch rows[i].state {
+            case .suspended where !rows[i].hasStarted: c.queued += 1
+            case .completed: if rows[i].isFailed { c.failed += 1 }
             default: c.active += 1
             }
         }
