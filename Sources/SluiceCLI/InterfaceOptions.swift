@@ -49,18 +49,21 @@ struct InterfaceOptions: ParsableArguments {
     }
 
     /// The UI on a terminal, plain lines otherwise. Ctrl-C and SIGTERM end it with the terminal restored.
+    /// `notice`: said on the UI's status line, or on standard error without a terminal.
     func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool, exitWhenDone: Bool = false,
-             taskCommand: String? = nil) throws {
+             taskCommand: String? = nil, notice: String? = nil) throws {
         let stop = StopFlag()
         let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
             if interactive {
                 Screen.prepareLocale()
                 do throws(Screen.StartError) {
-                    try app.runInterface(theme: theme, useColor: useColor, stop: stop, exitWhenDone: exitWhenDone, taskCommand: taskCommand)
+                    try app.runInterface(theme: theme, useColor: useColor, stop: stop, exitWhenDone: exitWhenDone,
+                                         taskCommand: taskCommand, message: notice)
                 } catch {
                     throw CLIFailure(code: 1, message: error.description)
                 }
             } else {
+                if let notice { StandardStreams.error("sluice: \(notice)\n") }
                 app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
             }
         }

@@ -104,7 +104,16 @@ struct OpenCommand: ParsableCommand {
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         app.restore(records)
+        // A URL given again in the same command is the same download, however far the first has got: the app alone
+        // would merge a repeat only while the first runs, and save a second copy once it had ended.
+        var downloads: [String: Int] = [:]
+        var repeats = 0
         for url in texts {
+            let key = download ? ParsedURL.parse(url)?.absoluteString : nil
+            if let key, downloads[key] != nil {
+                repeats += 1
+                continue
+            }
             // A host rule's split and limit-rate are that host's tasks' own (a typed --split wins over the rule's).
             let rule = config.rule(forURL: url)
             let added = download ? app.addDownload(url, to: .directory(directory), split: splitTyped ? nil : rule?.split?.value)
@@ -112,11 +121,13 @@ struct OpenCommand: ParsableCommand {
             switch added {
             case .failure(let problem): throw CLIFailure(code: 1, message: problem.message)
             case .success(let id):
+                if let key { downloads[key] = id }
                 if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
             }
         }
+        let notice = repeats == 0 ? nil : "\(repeats) URL\(repeats == 1 ? " was" : "s were") given again; each URL is downloaded once"
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
-                          taskCommand: config.taskCommand.value)
+                          taskCommand: config.taskCommand.value, notice: notice)
     }
 
     /// `--background`: the URLs go to the daemon, then the UI attaches to it.

@@ -251,9 +251,11 @@ public final class TransferApp: Sendable {
     // MARK: The terminal UI
 
     /// Runs until `q` (or a signal sets `stop`); the terminal is restored before this returns.
+    /// `message`: shown on the status line from the start (what the command line did that the list does not show).
     public func runInterface(theme: Theme, useColor: Bool, stop: StopFlag, exitWhenDone: Bool = false,
-                             taskCommand: String? = nil) throws(Screen.StartError) {
+                             taskCommand: String? = nil, message: String? = nil) throws(Screen.StartError) {
         var ui = UIState()
+        ui.message = message
         ui.taskCommand = taskCommand
         ui.quitKeepsDownloads = delegate.managesDownloads
         ui.exitWhenDone = exitWhenDone
