@@ -106,11 +106,10 @@ struct OpenCommand: ParsableCommand {
         app.restore(records)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
         // would merge a repeat only while the first runs, and save a second copy once it had ended.
-        var downloads: [String: Int] = [:]
+        var given: Set<String> = []
         var repeats = 0
         for url in texts {
-            let key = download ? ParsedURL.parse(url)?.absoluteString : nil
-            if let key, downloads[key] != nil {
+            if download, let key = ParsedURL.parse(url)?.absoluteString, !given.insert(key).inserted {
                 repeats += 1
                 continue
             }
@@ -121,7 +120,6 @@ struct OpenCommand: ParsableCommand {
             switch added {
             case .failure(let problem): throw CLIFailure(code: 1, message: problem.message)
             case .success(let id):
-                if let key { downloads[key] = id }
                 if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
             }
         }

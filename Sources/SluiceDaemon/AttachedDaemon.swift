@@ -49,7 +49,11 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
             wake?()
         }, ended: { reason in
             guard let reason else { return }
-            incoming.withLock { $0.ended = reason; return $0.wake }?()
+            let wake = incoming.withLock { state -> (@Sendable () -> Void)? in
+                state.ended = reason
+                return state.wake
+            }
+            wake?()
         })
     }
 
