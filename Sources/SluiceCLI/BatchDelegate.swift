@@ -28,6 +28,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private var head = 0                    // the position whose body goes to stdout now
     private var waiting: [Int: [Data]] = [:]
     private var done = Set<Int>()
+    /// Per file name, the first `name.N` not tried yet in the output directory (see `DownloadPlacement.link`).
+    private var nextNameAttempt: [String: Int] = [:]
     private(set) var failures: [String] = []
     private(set) var httpErrors = 0
     private(set) var outputFailure: String?
@@ -115,9 +117,11 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
         guard let directory = outputDirectory else { return }
         if let status = downloadTask.response?.statusCode, status >= 400 { return }  // no error page saved as the file
-        if case .failure(let problem) = DownloadPlacement.link(location.path, into: directory,
-                                                               suggested: downloadTask.response?.suggestedFilename) {
-            failures.append(Sanitized.text(problem.message))
+        let suggested = downloadTask.response?.suggestedFilename
+        let key = SafeFileName.sanitize(suggested)
+        switch DownloadPlacement.link(location.path, into: directory, suggested: suggested, from: nextNameAttempt[key] ?? 0) {
+        case .success(let placed): nextNameAttempt[key] = placed.attempt + 1
+        case .failure(let problem): failures.append(Sanitized.text(problem.message))
         }
     }
 

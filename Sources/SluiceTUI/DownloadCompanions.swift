@@ -31,12 +31,15 @@ public struct DownloadCompanions: Sendable, Equatable {
     /// same URL there is continued (its checkpoint returned), else the first free name (`name`, `name.1`...) whose
     /// partial file this call creates exclusively, so no two downloads, even in two processes, share one. A partial
     /// file under the plain name with no checkpoint (a run killed in its first second) is started over in place,
-    /// unless `isHeld` says a download of this process has it. Two system calls for a new name.
-    public static func claim(in directory: String, suggested: String?, url: String,
-                             isHeld: (String) -> Bool) -> Result<(DownloadCompanions, Data?), PlacementError> {
+    /// unless `isHeld` says a download of this process has it. Two system calls for a new name. The search starts at
+    /// `first` (`name.first`): a caller that claimed `name.k` already knows the names below it are taken, and a
+    /// list of thousands of downloads of one name would otherwise try each taken name again (quadratic). `attempt`
+    /// in the result is the one that was claimed.
+    public static func claim(in directory: String, suggested: String?, url: String, from first: Int = 0,
+                             isHeld: (String) -> Bool) -> Result<(DownloadCompanions, Data?, attempt: Int), PlacementError> {
         let name = SafeFileName.sanitize(suggested)
         var info = stat()
-        for attempt in 0..<10_000 {
+        for attempt in first..<first + 10_000 {
             let companions = DownloadCompanions(target: directory + "/" + SafeFileName.candidate(name, attempt: attempt))
             let fd = open(companions.partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 {
@@ -45,14 +48,14 @@ public struct DownloadCompanions: Sendable, Equatable {
                     unlink(companions.partialPath)
                     continue
                 }
-                return .success((companions, nil))
+                return .success((companions, nil, attempt))
             }
             guard errno == EEXIST else {
                 return .failure(PlacementError(message: "cannot create \(companions.partialPath): \(String(cString: strerror(errno)))"))
             }
             guard !isHeld(companions.target), lstat(companions.target, &info) != 0 else { continue }
-            if let resume = companions.loadResume(for: url) { return .success((companions, resume)) }
-            if attempt == 0, lstat(companions.resumePath, &info) != 0 { return .success((companions, nil)) }
+            if let resume = companions.loadResume(for: url) { return .success((companions, resume, attempt)) }
+            if attempt == 0, lstat(companions.resumePath, &info) != 0 { return .success((companions, nil, attempt)) }
         }
         return .failure(PlacementError(message: "no free name for \(name) in \(directory)"))
     }

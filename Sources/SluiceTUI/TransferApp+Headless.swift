@@ -71,8 +71,15 @@ extension TransferApp {
     private func place(url: URL, _ destination: DownloadDestination) -> Result<(DownloadCompanions, Data?), AddError> {
         switch destination {
         case .directory(let directory):
-            return DownloadCompanions.claim(in: directory, suggested: TaskName.of(url: url.absoluteString), url: url.absoluteString,
+            let suggested = TaskName.of(url: url.absoluteString)
+            let key = directory + "/" + SafeFileName.sanitize(suggested)
+            let first = nextNameAttempt.withLock { $0[key] ?? 0 }
+            return DownloadCompanions.claim(in: directory, suggested: suggested, url: url.absoluteString, from: first,
                                             isHeld: { delegate.holds(target: $0) })
+                .map { claimed in
+                    nextNameAttempt.withLock { $0[key] = max($0[key] ?? 0, claimed.attempt + 1) }
+                    return (claimed.0, claimed.1)
+                }
                 .mapError { AddError(message: Sanitized.text($0.message)) }
         case .file(let path):
             let companions = DownloadCompanions(target: path)

@@ -11,6 +11,7 @@ import Glibc
 #endif
 import SluiceEngine
 import SluiceStore
+import SluiceLock
 import SluiceViewModel
 import Synchronization
 
@@ -30,6 +31,8 @@ public final class TransferApp: Sendable {
     let keeper: StoreKeeper?
     /// The hooks' runner, when any hook was given.
     private let hooks: HookRunner?
+    /// Per `directory/name`, the first suffix not yet tried by this app's downloads (see `DownloadCompanions.claim`).
+    let nextNameAttempt = Locked<[String: Int]>([:])
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
