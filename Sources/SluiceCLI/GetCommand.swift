@@ -226,13 +226,13 @@ struct GetCommand: ParsableCommand {
         var resumeData: Data?
         switch try file.leftOver(for: target) {
         case .none: break
+        case .sameURL where !isPlainGet, .otherURL where !isPlainGet:
+            // Resume data holds the URL only, so a resumed request would go without its -H, -X, -d, -u, --netrc or
+            // -b; refused before any probe, the checkpoint as it was.
+            throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.name).sluice-resume to start over")
         case .sameURL(let data): resumeData = data
-        case .otherURL(let old):
-            // Only a plain GET may continue (below); the checkpoint is not touched for a request that cannot.
-            guard isPlainGet else { throw Self.cannotResume(file) }
-            resumeData = try Self.continuation(of: old, from: request, file: file, configuration: configuration)
+        case .otherURL(let old): resumeData = try Self.continuation(of: old, from: request, file: file, configuration: configuration)
         }
-        if resumeData != nil && !isPlainGet { throw Self.cannotResume(file) }
         var configuration = configuration
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
@@ -286,11 +286,6 @@ struct GetCommand: ParsableCommand {
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
         }
-    }
-
-    /// Resume data holds the URL only, so a resumed request would go without its -H, -X, -d, -u, --netrc or -b.
-    static func cannotResume(_ file: OutputFile) -> CLIFailure {
-        CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.name).sluice-resume to start over")
     }
 
     /// A partial file of another URL (an expired link given again fresh, a mirror): its resume data moved to

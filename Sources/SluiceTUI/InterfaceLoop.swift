@@ -54,7 +54,8 @@ public enum InterfaceLoop {
                 if wasActive && !active { lastDraw = 0 }
                 wasActive = active
             }
-            if ui.exitWhenDone && driver.isDone {
+            // The model says first (a field per row); the driver's look at every task is made only when it agrees.
+            if ui.exitWhenDone && !wasActive && driver.isDone {
                 driver.quit()
                 return nil
             }
