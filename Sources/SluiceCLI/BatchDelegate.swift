@@ -42,10 +42,13 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         self.outputDirectory = outputDirectory
     }
 
-    /// Starts the first tasks and waits until every URL has completed.
+    /// Starts the first tasks and waits until every URL has completed. Twice `concurrency` are resumed at a time:
+    /// the session runs `concurrency` of them (GetCommand.batch sets its `maximumConcurrentTasks`) and starts the
+    /// next on its own thread the moment one ends, so an HTTP/2 connection never waits for this queue to refill.
     func run(on session: Session) {
         self.session = session
-        session.delegateQueue.sync { for _ in 0..<min(concurrency, requests.count) { startNext() } }
+        let window = session.configuration.maximumConcurrentTasks > 0 ? 2 * concurrency : concurrency
+        session.delegateQueue.sync { for _ in 0..<min(window, requests.count) { startNext() } }
         if !requests.isEmpty { finished.wait() }
     }
 

@@ -334,7 +334,9 @@ struct GetCommand: ParsableCommand {
             configuration.downloadDirectory = resolved
             directory = resolved
         }
-        let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: jobs ?? SluiceConfig.inForce.jobs.value, outputDirectory: directory)
+        let concurrency = max(1, jobs ?? SluiceConfig.inForce.jobs.value)
+        configuration.maximumConcurrentTasks = concurrency  // BatchDelegate keeps more resumed (see its run)
+        let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: concurrency, outputDirectory: directory)
         delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {

@@ -19,7 +19,11 @@ struct HostRulesApplied: Sendable {
         if config.hosts.contains(where: { $0.netrc?.value == true }) { netrc = try? Netrc.load() }
     }
 
-    func rule(for url: URL) -> HostRule? { url.host.flatMap { config.rule(for: $0) } }
+    /// Nil at once without rules: URL.host parses the URL anew on each call, and this runs for every request.
+    func rule(for url: URL) -> HostRule? {
+        guard !config.hosts.isEmpty else { return nil }
+        return url.host.flatMap { config.rule(for: $0) }
+    }
 
     /// The rule's headers for this URL; a header the command line named (-H, even `Name:` that removes one) wins.
     func addHeaders(for url: URL, to fields: inout HTTPHeaders, given: HTTPHeaders) {

@@ -41,8 +41,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 }
 
 extension String {
-    /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
-    func caseInsensitiveEquals(_ other: String) -> Bool {
+    /// ASCII case-insensitive equality without allocating (header names and URL schemes are ASCII tokens).
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         // On the contiguous bytes where the strings have them (native strings do): zip over two UTF8Views
         // cost 120 instructions a byte.

@@ -16,6 +16,11 @@ public struct SessionConfiguration: Sendable {
     /// Headers added to every request unless the request sets the same field.
     public var httpAdditionalHeaders = HTTPHeaders()
     public var httpMaximumConnectionsPerHost = 6
+    /// At most this many tasks transfer at once (0: no limit, as URLSession); a task resumed beyond it waits in
+    /// the session and starts, by priority then in the order resumed, on the transfer thread the moment a running
+    /// one ends, with no round trip through the delegate (curl's `--parallel-max`). A caller that keeps a few
+    /// tasks resumed ahead thereby keeps an HTTP/2 connection's streams busy.
+    public var maximumConcurrentTasks = 0
     /// HTTP/2 with several streams on one connection where the server offers it: a task to a host whose
     /// connection is still being set up waits for it rather than opening another.
     public var multiplexingEnabled = true

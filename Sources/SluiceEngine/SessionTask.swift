@@ -245,6 +245,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     var startedAt: UInt64 = 0
     /// Redirects followed so far (loop thread only).
     var redirectCount = 0
+    /// One of the session's `maximumConcurrentTasks` places is this task's, from its start until it ends (loop
+    /// thread only; TaskPlaces.swift).
+    var holdsPlace = false
     /// False once a redirect turned the request into a GET: an upload task's body stays unsent (loop thread only).
     var sendsBody = true
     /// The credentials the delegate gave, for the server and for the proxy, with how many were refused per space

@@ -93,7 +93,7 @@ final class Transfer {
         case "data", "file":
             local = try LocalSource.open(request.url, pool: pool)
         case "http", "https":
-            guard let host = request.url.host, !host.isEmpty else {
+            guard let host = request.url.host(percentEncoded: true), !host.isEmpty else {  // no decoded copy
                 throw TransferError(.badURL, "no host in \(url.absoluteString)", failingURL: url)
             }
             try configureEasy(request, configuration)

@@ -94,6 +94,9 @@ final class TransferLoop: @unchecked Sendable {
     private var waitingTasks: [Int: (task: SessionTask, origin: String)] = [:]
     private var heldOrigin: [Int: String] = [:]
     private var suspendedWhileWaiting: Set<Int> = []
+    /// Tasks beyond `maximumConcurrentTasks` (TaskPlaces.swift); a task holds its place (`SessionTask.holdsPlace`)
+    /// from its start until it ends, redirects and resends included.
+    private var places: TaskPlaces
     private var nextTimeoutCheck: UInt64 = 0
 
     /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
@@ -103,6 +106,7 @@ final class TransferLoop: @unchecked Sendable {
         self.delegateQueue = delegateQueue
         pool = BufferPool(size: max(16 << 10, configuration.deliveryChunkSize))
         waitList = ConnectionWaitList(limit: configuration.httpMaximumConnectionsPerHost)
+        places = TaskPlaces(limit: configuration.maximumConcurrentTasks)
         rates = RateGovernor(sessionLimit: configuration.maximumBytesPerSecond,
                              receiveBufferSize: configuration.receiveBufferSize)
         multi = startsThread ? curl_multi_init() : nil
@@ -220,11 +224,11 @@ final class TransferLoop: @unchecked Sendable {
             }
             let localFlowing = pumpLocalSources()
             flushOutbox()
-            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty {
+            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty && places.isEmpty {
                 close()
                 return
             }
-            let idle = transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty
+            let idle = transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty && places.isEmpty
             // Idle for a while: sleep until libcurl's next timer. Just idle (the next task of a busy caller is on its
             // way), at most a second, so that a wakeup lost anywhere costs a second and never an hour.
             if !idle { idleSince = nil } else if idleSince == nil { idleSince = now }
@@ -249,7 +253,11 @@ final class TransferLoop: @unchecked Sendable {
         case .start(let task):
             start(task)
         case .suspend(let id):
-            if let t = transfers[id] { settle(t, t.suspend()) } else if waitingTasks[id] != nil { suspendedWhileWaiting.insert(id) }
+            if let t = transfers[id] {
+                settle(t, t.suspend())
+            } else if waitingTasks[id] != nil || places.isWaiting(id) {
+                suspendedWhileWaiting.insert(id)
+            }
         case .resume(let id):
             if let t = transfers[id] { settle(t, t.resume()) } else { suspendedWhileWaiting.remove(id) }
         case .drained(let id):
@@ -259,16 +267,22 @@ final class TransferLoop: @unchecked Sendable {
                 finish(t, .cancelled(t.task.currentRequest.url))
             } else if let waiting = awaitingStream.removeValue(forKey: id) {
                 releaseConnection(of: id)
+                releasePlace(of: waiting.task)
                 waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
             } else if let waiting = waitingTasks.removeValue(forKey: id) {
                 _ = waitList.remove(id, from: waiting.origin)
                 suspendedWhileWaiting.remove(id)
+                releasePlace(of: waiting.task)
                 waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
+            } else if let task = places.remove(id) {
+                suspendedWhileWaiting.remove(id)
+                task.finish(error: .cancelled(task.currentRequest.url))
             }
         case .newBodyStream(let id, let stream):
             guard let waiting = awaitingStream.removeValue(forKey: id) else { return }
             guard let stream else {
                 releaseConnection(of: id)
+                releasePlace(of: waiting.task)
                 return waiting.task.finish(error: TransferError(
                     .requestBodyStreamExhausted, "the request body is needed again, and the delegate gave no new stream",
                     failingURL: waiting.task.currentRequest.url))
@@ -326,6 +340,10 @@ final class TransferLoop: @unchecked Sendable {
     /// (redirect, credential) to the origin whose connection it holds keeps it.
     private func start(_ task: SessionTask) {
         let id = task.taskIdentifier
+        if !task.holdsPlace {
+            guard places.admit(task) else { return }
+            task.holdsPlace = true
+        }
         let origin = ConnectionWaitList.origin(of: task.currentRequest.url, configuration)
         if let held = heldOrigin[id], held == origin { return launch(task) }
         releaseConnection(of: id)
@@ -348,6 +366,18 @@ final class TransferLoop: @unchecked Sendable {
         if suspendedWhileWaiting.remove(next) != nil, let started = transfers[next] { settle(started, started.suspend()) }
     }
 
+    /// The task has ended: its place among the session's running tasks goes to the first in line, started now.
+    private func releasePlace(of ended: SessionTask) {
+        guard ended.holdsPlace else { return }
+        ended.holdsPlace = false
+        guard let next = places.release() else { return }
+        next.holdsPlace = true
+        start(next)
+        // Suspended while it waited: suspended now that it runs (one that waits for its origin keeps the mark).
+        let id = next.taskIdentifier
+        if let started = transfers[id], suspendedWhileWaiting.remove(id) != nil { settle(started, started.suspend()) }
+    }
+
     private func launch(_ task: SessionTask) {
         let transfer: Transfer
         do {
@@ -355,6 +385,7 @@ final class TransferLoop: @unchecked Sendable {
             transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles)
         } catch {
             releaseConnection(of: task.taskIdentifier)
+            releasePlace(of: task)
             task.finish(error: error)
             return
         }
@@ -424,6 +455,8 @@ final class TransferLoop: @unchecked Sendable {
         transfers[t.id] = nil
         transfers[download.taskIdentifier] = t
         heldOrigin[download.taskIdentifier] = heldOrigin.removeValue(forKey: t.id)
+        download.holdsPlace = dataTask.holdsPlace
+        dataTask.holdsPlace = false
         dataTask.handOver(to: download)
         settle(t, t.adopt(download))
     }
@@ -478,6 +511,7 @@ final class TransferLoop: @unchecked Sendable {
         if error?.code != .cancelled { t.flushPending() }
         retire(t)
         releaseConnection(of: t.id)
+        releasePlace(of: t.task)
         t.task.finish(error: error)
     }
 }

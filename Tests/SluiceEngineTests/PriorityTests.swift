@@ -1,5 +1,6 @@
-// Task priority orders the tasks that wait for a connection: with one HTTP/1.1 connection per host, the
-// high-priority task resumed last reaches the scenario server before the low ones resumed earlier.
+// Task priority orders the tasks that wait for a connection (one HTTP/1.1 connection per host) or for a place
+// among the session's running tasks (`maximumConcurrentTasks`): the high-priority task resumed last reaches the
+// scenario server before the low ones resumed earlier.
 import Dispatch
 import Foundation
 @testable import SluiceEngine
@@ -81,13 +82,40 @@ private final class HoldingFirst: SessionDataDelegate, @unchecked Sendable {
         #expect(errors.map(\.code) == [.cancelled])
     }
 
-    @Test func aTaskSuspendedWhileWaitingStartsSuspended() async throws {
+    /// What a task waits for: one of its origin's connections, or one of the session's places.
+    enum Wait: CaseIterable, Sendable {
+        case connection, place
+
+        func limit(_ configuration: inout SessionConfiguration) {
+            switch self {
+            case .connection:
+                configuration.httpMaximumConnectionsPerHost = 1
+            case .place:
+                configuration.httpMaximumConnectionsPerHost = 0  // no origin limit: only the session's
+                configuration.maximumConcurrentTasks = 1
+            }
+        }
+    }
+
+    @Test func theSessionsTaskLimitStartsWaitingTasksByPriority() async throws {
+        let (order, errors) = try await runOrdered { Wait.place.limit(&$0) }
+        #expect(order == ["first", "high", "mid", "low1", "low2", "low3"])
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    @Test func aTaskCancelledWhileItWaitsForAPlaceNeverStarts() async throws {
+        let (order, errors) = try await runOrdered({ Wait.place.limit(&$0) }) { tasks in tasks[1].cancel() }
+        #expect(order == ["first", "high", "mid", "low1", "low3"])
+        #expect(errors.map(\.code) == [.cancelled])
+    }
+
+    @Test(arguments: Wait.allCases) func aTaskSuspendedWhileWaitingStartsSuspended(_ wait: Wait) async throws {
         let server = try Servers.shared()
         let token = UUID().uuidString.prefix(8)
         let first = "/bytes/64?\(token)-first"
         let delegate = HoldingFirst(firstPath: first)
         var configuration = SessionConfiguration.default
-        configuration.httpMaximumConnectionsPerHost = 1
+        wait.limit(&configuration)
         let session = Session(configuration: configuration, delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: server.url(first)).resume()
@@ -122,6 +150,34 @@ private final class HoldingFirst: SessionDataDelegate, @unchecked Sendable {
         let again = list.admit(6, to: "a", priority: 0)
         #expect(again, "the connection is free again")
         #expect(list.isEmpty)
+    }
+
+    @Test func theSessionsPlacesGoByPriorityThenArrival() throws {
+        let session = Session(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let url = try #require(URL(string: "http://127.0.0.1:9/x"))
+        let tasks = [0.5, 0.1, 0.9, 0.1, 0.1].map { priority -> DataTask in  // never resumed: only their ids count
+            let task = session.dataTask(with: url)
+            task.priority = Float(priority)
+            return task
+        }
+        var places = TaskPlaces(limit: 1)
+        var admitted: [Bool] = []
+        for task in tasks { admitted.append(places.admit(task)) }
+        #expect(admitted == [true, false, false, false, false])
+        #expect(places.isWaiting(tasks[3].taskIdentifier) && !places.isWaiting(tasks[0].taskIdentifier))
+        let removed = [places.remove(tasks[3].taskIdentifier), places.remove(tasks[3].taskIdentifier)]
+        #expect(removed[0] === tasks[3] && removed[1] == nil, "removed once")
+        var released: [Int?] = []
+        for _ in 0..<4 { released.append(places.release()?.taskIdentifier) }
+        #expect(released == [tasks[2].taskIdentifier, tasks[1].taskIdentifier, tasks[4].taskIdentifier, nil])
+        #expect(places.taken == 0 && places.isEmpty)
+        let again = places.admit(tasks[0])
+        #expect(again, "the place is free again")
+        var unlimited = TaskPlaces(limit: 0)
+        var all: [Bool] = []
+        for task in tasks { all.append(unlimited.admit(task)) }
+        #expect(all.allSatisfy { $0 } && unlimited.taken == 5, "0 is no limit")
     }
 
     @Test func onlyRequestsThatNeedTheirOwnConnectionWait() {
