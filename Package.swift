@@ -55,10 +55,11 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // The system's libsqlite3 for Swift: its header and the one macro Swift cannot import.
+        // The system's libsqlite3 for Swift: its header, the one macro Swift cannot import, and the functions
+        // Sluice calls, which load the library when a store is first opened (shim.c), not at every start.
         .target(
             name: "CSQLite",
-            linkerSettings: [.linkedLibrary("sqlite3")]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // The durable store of tasks and their history: SQLite through a thin wrapper, in WAL mode, writes batched.
         .target(
