@@ -47,8 +47,9 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// next on its own thread the moment one ends, so an HTTP/2 connection never waits for this queue to refill.
     func run(on session: Session) {
         self.session = session
-        let window = session.configuration.maximumConcurrentTasks > 0 ? 2 * concurrency : concurrency
-        session.delegateQueue.sync { for _ in 0..<min(window, requests.count) { startNext() } }
+        let first = min(concurrency, requests.count)  // before doubling: -j has no upper bound
+        let window = session.configuration.maximumConcurrentTasks > 0 ? min(2 * first, requests.count) : first
+        session.delegateQueue.sync { for _ in 0..<window { startNext() } }
         if !requests.isEmpty { finished.wait() }
     }
 
@@ -61,7 +62,9 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     }
 
     /// A URL's first attempt, or a retry (a download resumes from what the last attempt kept, when it could).
-    private func start(_ position: Int, resumeData: Data?) {
+    /// A retry starts before the URLs still waiting for their first attempt: its body may be the one the output
+    /// waits for, while theirs pile up in memory.
+    private func start(_ position: Int, resumeData: Data?, retry: Bool = false) {
         guard let session else { return }
         var task: SessionTask?
         if let resumeData { task = try? session.downloadTask(withResumeData: resumeData) }
@@ -70,6 +73,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
                 ? session.dataTask(with: requests[position]) : session.downloadTask(with: requests[position])
         }
         guard let task else { return }
+        if retry { task.priority = SessionTask.highPriority }  // read when it waits for a place
         indexOf[task.taskIdentifier] = position
         task.resume()
     }
@@ -138,7 +142,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             waiting[position] = nil  // the next attempt sends its body from the start
             session.delegateQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, 1e6) * 1e9))) { [self] in
                 guard retries.retryIsDue(position) else { return }  // stopped meanwhile
-                start(position, resumeData: resumeData)
+                start(position, resumeData: resumeData, retry: true)
             }
             return
         case .finished(let giveUp):

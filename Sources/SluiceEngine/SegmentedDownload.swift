@@ -66,6 +66,7 @@ final class SegmentedDownload: @unchecked Sendable {
         configuration.multiplexingEnabled = false
         // The per-host limit (6 by default) would queue the seventh and eighth ranges behind the others.
         configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, plan.connections)
+        configuration.maximumConcurrentTasks = 0  // the caller's cap counts this download once, not its ranges
         session = Session(configuration: configuration, delegate: nil, delegateQueue: writer)
         var request = download.originalRequest
         request.url = response.url

@@ -77,6 +77,11 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         set { info.withLock { $0.taskDescription = newValue } }
     }
 
+    /// URLSessionTask's named priorities.
+    public static let lowPriority: Float = 0.25
+    public static let defaultPriority: Float = 0.5
+    public static let highPriority: Float = 0.75
+
     /// 0...1, as URLSession's; mapped to an HTTP/2 stream weight.
     public var priority: Float {
         get { info.withLock { $0.priority } }

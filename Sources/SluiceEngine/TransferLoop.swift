@@ -97,6 +97,9 @@ final class TransferLoop: @unchecked Sendable {
     /// Tasks beyond `maximumConcurrentTasks` (TaskPlaces.swift); a task holds its place (`SessionTask.holdsPlace`)
     /// from its start until it ends, redirects and resends included.
     private var places: TaskPlaces
+    /// Places freed and not yet given on, and whether `releasePlace` is giving them (further up the stack).
+    private var placesToGive = 0
+    private var givingPlaces = false
     private var nextTimeoutCheck: UInt64 = 0
 
     /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
@@ -267,13 +270,13 @@ final class TransferLoop: @unchecked Sendable {
                 finish(t, .cancelled(t.task.currentRequest.url))
             } else if let waiting = awaitingStream.removeValue(forKey: id) {
                 releaseConnection(of: id)
-                releasePlace(of: waiting.task)
                 waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
+                releasePlace(of: waiting.task)
             } else if let waiting = waitingTasks.removeValue(forKey: id) {
                 _ = waitList.remove(id, from: waiting.origin)
                 suspendedWhileWaiting.remove(id)
-                releasePlace(of: waiting.task)
                 waiting.task.finish(error: .cancelled(waiting.task.currentRequest.url))
+                releasePlace(of: waiting.task)
             } else if let task = places.remove(id) {
                 suspendedWhileWaiting.remove(id)
                 task.finish(error: .cancelled(task.currentRequest.url))
@@ -282,10 +285,10 @@ final class TransferLoop: @unchecked Sendable {
             guard let waiting = awaitingStream.removeValue(forKey: id) else { return }
             guard let stream else {
                 releaseConnection(of: id)
-                releasePlace(of: waiting.task)
-                return waiting.task.finish(error: TransferError(
+                waiting.task.finish(error: TransferError(
                     .requestBodyStreamExhausted, "the request body is needed again, and the delegate gave no new stream",
                     failingURL: waiting.task.currentRequest.url))
+                return releasePlace(of: waiting.task)
             }
             waiting.task.body = .stream(stream)
             start(waiting.task)
@@ -367,15 +370,31 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// The task has ended: its place among the session's running tasks goes to the first in line, started now.
+    /// A loop, not a recursion: a task that cannot launch gives its place on at once, and thousands may wait.
     private func releasePlace(of ended: SessionTask) {
         guard ended.holdsPlace else { return }
         ended.holdsPlace = false
-        guard let next = places.release() else { return }
-        next.holdsPlace = true
-        start(next)
-        // Suspended while it waited: suspended now that it runs (one that waits for its origin keeps the mark).
-        let id = next.taskIdentifier
-        if let started = transfers[id], suspendedWhileWaiting.remove(id) != nil { settle(started, started.suspend()) }
+        placesToGive += 1
+        guard !givingPlaces else { return }  // the loop below, further up this stack, gives it
+        givingPlaces = true
+        defer { givingPlaces = false }
+        while placesToGive > 0 {
+            placesToGive -= 1
+            guard let next = places.release() else { continue }
+            let id = next.taskIdentifier
+            if next.state == .canceling {
+                // Cancelled while it waited (a Ctrl-C cancels every task in turn): it ends, never launched, and
+                // its own `.cancel`, still on its way, finds nothing.
+                suspendedWhileWaiting.remove(id)
+                next.finish(error: .cancelled(next.currentRequest.url))
+                placesToGive += 1
+                continue
+            }
+            next.holdsPlace = true
+            start(next)
+            // Suspended while it waited: suspended now that it runs (one that waits for its origin keeps the mark).
+            if let started = transfers[id], suspendedWhileWaiting.remove(id) != nil { settle(started, started.suspend()) }
+        }
     }
 
     private func launch(_ task: SessionTask) {
@@ -385,8 +404,8 @@ final class TransferLoop: @unchecked Sendable {
             transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles)
         } catch {
             releaseConnection(of: task.taskIdentifier)
-            releasePlace(of: task)
             task.finish(error: error)
+            releasePlace(of: task)
             return
         }
         transfers[task.taskIdentifier] = transfer
@@ -511,7 +530,7 @@ final class TransferLoop: @unchecked Sendable {
         if error?.code != .cancelled { t.flushPending() }
         retire(t)
         releaseConnection(of: t.id)
-        releasePlace(of: t.task)
         t.task.finish(error: error)
+        releasePlace(of: t.task)  // after: the ended task's completion comes before its successor's
     }
 }

@@ -18,25 +18,25 @@ final class SQLiteConnection {
     init(path: String, readOnly: Bool = false, busyTimeout: Int32 = 10_000) throws(SQLiteError) {
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sluice_sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(code: code, connection: handle)
-            sqlite3_close_v2(handle)  // a failed open may still have made a handle, which must be closed
+            sluice_sqlite3_close_v2(handle)  // a failed open may still have made a handle, which must be closed
             throw error
         }
         self.handle = handle
-        sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, busyTimeout)
+        sluice_sqlite3_extended_result_codes(handle, 1)
+        sluice_sqlite3_busy_timeout(handle, busyTimeout)
     }
 
     deinit {
         cache = [:]  // finalized first: close_v2 would otherwise keep the connection open for them
-        sqlite3_close_v2(handle)
+        sluice_sqlite3_close_v2(handle)
     }
 
     /// Runs one or more statements that take no parameters, ignoring any rows.
     func execute(_ sql: String) throws(SQLiteError) {
-        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        let code = sluice_sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle) }
     }
 
@@ -68,7 +68,7 @@ final class SQLiteConnection {
     }
 
     /// The rowid of the last row inserted on this connection.
-    var lastInsertedID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertedID: Int64 { sluice_sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` in a write transaction: BEGIN IMMEDIATE takes the write lock at once (waiting out another
     /// writer under the busy timeout) rather than at the first write, where a reader turned writer could
@@ -81,7 +81,7 @@ final class SQLiteConnection {
             return result
         } catch {
             // SQLite may have rolled back already (some I/O and memory errors do); then there is nothing to end.
-            if sqlite3_get_autocommit(handle) == 0 { _ = try? execute("ROLLBACK") }
+            if sluice_sqlite3_get_autocommit(handle) == 0 { _ = try? execute("ROLLBACK") }
             throw error
         }
     }

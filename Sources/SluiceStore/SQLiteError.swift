@@ -20,11 +20,11 @@ struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The error of the last failed call on `connection`; `code` when the connection could not be made at all.
     init(code: Int32, connection: OpaquePointer?) {
         if let connection {
-            extendedCode = sqlite3_extended_errcode(connection)
-            message = String(cString: sqlite3_errmsg(connection))
+            extendedCode = sluice_sqlite3_extended_errcode(connection)
+            message = String(cString: sluice_sqlite3_errmsg(connection))
         } else {
             extendedCode = code
-            message = String(cString: sqlite3_errstr(code))
+            message = String(cString: sluice_sqlite3_errstr(code))
         }
     }
 }

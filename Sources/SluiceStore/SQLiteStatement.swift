@@ -13,49 +13,49 @@ final class SQLiteStatement {
 
     init(sql: String, connection: OpaquePointer) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        let code = sluice_sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else { throw SQLiteError(code: code, connection: connection) }
         self.handle = handle
         self.connection = connection
     }
 
     deinit {
-        sqlite3_finalize(handle)
+        sluice_sqlite3_finalize(handle)
     }
 
     /// Back to before the first row, ending the statement's read of the file; the bindings stay.
     func reset() {
-        sqlite3_reset(handle)  // its code repeats the last step's error, which that step already threw
+        sluice_sqlite3_reset(handle)  // its code repeats the last step's error, which that step already threw
     }
 
     /// Clears what the last run left (its position, its bindings) and binds `values` to ?1, ?2...
     func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         reset()
-        sqlite3_clear_bindings(handle)
+        sluice_sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
             case .null:
-                code = sqlite3_bind_null(handle, index)
+                code = sluice_sqlite3_bind_null(handle, index)
             case .integer(let number):
-                code = sqlite3_bind_int64(handle, index, number)
+                code = sluice_sqlite3_bind_int64(handle, index, number)
             case .real(let number):
-                code = sqlite3_bind_double(handle, index, number)
+                code = sluice_sqlite3_bind_double(handle, index, number)
             case .text(let text) where text.utf8.isEmpty:
-                code = sqlite3_bind_text(handle, index, "", 0, sluice_sqlite_transient())  // see the blob's case
+                code = sluice_sqlite3_bind_text(handle, index, "", 0, sluice_sqlite_transient())  // see the blob's case
             case .text(let text):
                 var text = text
                 code = text.withUTF8 { bytes in
                     bytes.withMemoryRebound(to: CChar.self) {
-                        sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), sluice_sqlite_transient())
+                        sluice_sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), sluice_sqlite_transient())
                     }
                 }
             case .blob(let data) where data.isEmpty:
-                code = sqlite3_bind_zeroblob(handle, index, 0)  // a null pointer would bind NULL
+                code = sluice_sqlite3_bind_zeroblob(handle, index, 0)  // a null pointer would bind NULL
             case .blob(let data):
                 code = data.withUnsafeBytes { bytes in
-                    sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), sluice_sqlite_transient())
+                    sluice_sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), sluice_sqlite_transient())
                 }
             }
             guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection) }
@@ -64,7 +64,7 @@ final class SQLiteStatement {
 
     /// Advances to the next row: true when there is one to read, false when the statement is done.
     func step() throws(SQLiteError) -> Bool {
-        switch sqlite3_step(handle) {
+        switch sluice_sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         case let code: throw SQLiteError(code: code, connection: connection)
@@ -77,33 +77,33 @@ final class SQLiteStatement {
     func run(_ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
         try bind(values)
         while try step() {}
-        return Int(sqlite3_changes(connection))
+        return Int(sluice_sqlite3_changes(connection))
     }
 
     // The current row's columns, counted from 0. Valid only after `step()` returned true.
 
     func isNull(_ column: Int32) -> Bool {
-        sqlite3_column_type(handle, column) == SQLITE_NULL
+        sluice_sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 
     func int64(_ column: Int32) -> Int64 {
-        sqlite3_column_int64(handle, column)
+        sluice_sqlite3_column_int64(handle, column)
     }
 
     func double(_ column: Int32) -> Double {
-        sqlite3_column_double(handle, column)
+        sluice_sqlite3_column_double(handle, column)
     }
 
     func text(_ column: Int32) -> String {
         // Text first, then its length: the order SQLite documents for a value it may have to convert.
-        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let bytes = sluice_sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sluice_sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     func blob(_ column: Int32) -> Data {
         // A blob of no bytes has no address.
-        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+        guard let bytes = sluice_sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sluice_sqlite3_column_bytes(handle, column)))
     }
 }

@@ -129,8 +129,10 @@ struct ScratchDirectory {
 }
 
 /// A session whose downloads go to `directory`; without a recorder, for completion handlers and async calls.
-func downloadSession(_ recorder: DownloadRecorder?, directory: ScratchDirectory, log: EventLog? = nil) -> Session {
+func downloadSession(_ recorder: DownloadRecorder?, directory: ScratchDirectory, log: EventLog? = nil,
+                     maximumConcurrentTasks: Int = 0) -> Session {
     var configuration = SessionConfiguration.default
     configuration.downloadDirectory = directory.path
+    configuration.maximumConcurrentTasks = maximumConcurrentTasks
     return Session(configuration: configuration, delegate: recorder, delegateQueue: recorder?.queue, eventMonitor: log?.monitor)
 }

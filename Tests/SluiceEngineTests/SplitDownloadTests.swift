@@ -8,12 +8,12 @@ import Testing
 @Suite struct SplitDownloadTests {
     /// Runs one split download of `path` to its end; returns the recorder and the event log.
     func download(_ path: String, split: Int, minimum: Int64 = 64 << 10, dir: ScratchDirectory,
-                  cancelAfter: Int64? = nil) async throws -> (DownloadRecorder, EventLog) {
+                  cancelAfter: Int64? = nil, taskCap: Int = 0) async throws -> (DownloadRecorder, EventLog) {
         let server = try Servers.shared()
         let recorder = DownloadRecorder()
         recorder.cancelAfter = cancelAfter
         let log = EventLog()
-        let session = downloadSession(recorder, directory: dir, log: log)
+        let session = downloadSession(recorder, directory: dir, log: log, maximumConcurrentTasks: taskCap)
         defer { session.finishTasksAndInvalidate() }
         let task = session.downloadTask(with: server.url(path))
         task.split = split
@@ -56,12 +56,13 @@ import Testing
         #expect(dir.entries.isEmpty)
     }
 
-    @Test func eightConnectionsRunAtOnce() async throws {
+    /// A cap of one task at once counts the split download once, not each of its ranges.
+    @Test(arguments: [0, 1]) func eightConnectionsRunAtOnce(taskCap: Int) async throws {
         let dir = try ScratchDirectory()
         defer { dir.remove() }
         // Past the session's six connections per host: each range is paced, so all eight overlap if allowed.
-        let size = 4_000_000, path = "/ranged/\(size)?rate=1000000&t=eight"
-        let (recorder, _) = try await download(path, split: 8, dir: dir)
+        let size = 4_000_000, path = "/ranged/\(size)?rate=1000000&t=eight-\(taskCap)"
+        let (recorder, _) = try await download(path, split: 8, dir: dir, taskCap: taskCap)
         #expect(recorder.snapshot.fileBody == patternBytes(count: size))
         let most = try Servers.shared().mostConcurrentRanges(path)
         #expect(most >= 8, "at most \(most) ranges ran at once")
