@@ -50,4 +50,11 @@ final class RequestLog: Sendable {
     func leave(_ key: String) { counts.withLockedValue { $0["running " + key, default: 0] -= 1 } }
 
     func keys(startingWith prefix: String) -> [String] { counts.withLockedValue { $0.keys.filter { $0.hasPrefix(prefix) } } }
+
+    /// Gates a test opens (`/drip?gate=K` holds its body after the first chunk until K is open).
+    private let openGates = NIOLockedValueBox<Set<String>>([])
+
+    func open(gate: String) { _ = openGates.withLockedValue { $0.insert(gate) } }
+
+    func isOpen(gate: String) -> Bool { openGates.withLockedValue { $0.contains(gate) } }
 }

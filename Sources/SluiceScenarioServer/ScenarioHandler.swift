@@ -16,7 +16,8 @@ import NIOHTTP1
 ///   stall=M: a request without Range gets M bytes, then silence; name=F: Content-Disposition filename F
 ///   (also on /drip)]
 /// - `/ranged/N` pattern body for split downloads [rate, slowfirst, droprange, changed, ranges: see SegmentScenarios]
-/// - `/drip?bytes=N&chunk=K&interval=MS` a slow chunked body
+/// - `/drip?bytes=N&chunk=K&interval=MS` a slow chunked body [gate=G: nothing after the first chunk until the
+///   test calls `openGate(G)`]
 /// - `/multipart?parts=N&size=K&interval=MS` multipart/x-mixed-replace
 /// - `/drop?bytes=N&after=M` chunked body, connection closed after M bytes
 /// - `/short?bytes=N&after=M` Content-Length N, connection closed after M bytes
@@ -119,7 +120,7 @@ final class ScenarioHandler: ChannelInboundHandler {
             if let name = query["name"] { headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(name)\"") }
             writeHead(context, .ok, headers)
             drip(context: context, offset: 0, remaining: Int64(query.int("bytes", 4096)),
-                 chunk: query.int("chunk", 256), interval: query.int("interval", 50), keepAlive: keepAlive)
+                 chunk: query.int("chunk", 256), interval: query.int("interval", 50), gate: query["gate"], keepAlive: keepAlive)
         case "multipart":
             multipart(context: context, parts: query.int("parts", 3), size: query.int("size", 64),
                       interval: query.int("interval", 20), keepAlive: keepAlive)
@@ -264,14 +265,19 @@ final class ScenarioHandler: ChannelInboundHandler {
         }
     }
 
-    private func drip(context: ChannelHandlerContext, offset: Int64, remaining: Int64, chunk: Int, interval: Int, keepAlive: Bool) {
+    /// A chunk every `interval` ms; with a gate, nothing after the first chunk until the test opens the gate.
+    private func drip(context: ChannelHandlerContext, offset: Int64, remaining: Int64, chunk: Int, interval: Int,
+                      gate: String?, keepAlive: Bool) {
         guard remaining > 0 else { return end(context, keepAlive: keepAlive) }
-        let n = Int(min(Int64(max(1, chunk)), remaining))
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ScenarioPattern.slice(offset: offset, count: n)))), promise: nil)
+        let held = offset > 0 && gate.map { !log.isOpen(gate: $0) } == true
+        let n = held ? 0 : Int(min(Int64(max(1, chunk)), remaining))
+        if n > 0 {
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ScenarioPattern.slice(offset: offset, count: n)))), promise: nil)
+        }
         context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(interval))) { [self] in
             guard context.channel.isActive else { return }
             drip(context: context, offset: offset + Int64(n), remaining: remaining - Int64(n),
-                 chunk: chunk, interval: interval, keepAlive: keepAlive)
+                 chunk: chunk, interval: interval, gate: gate, keepAlive: keepAlive)
         }
     }
 

@@ -66,6 +66,10 @@ public final class ScenarioServer: Sendable {
         URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)") ?? baseURL
     }
 
+    /// Lets every `/drip?gate=KEY` body go on past its first chunk: a transfer that stays under way exactly as long
+    /// as the test needs, however slow the machine.
+    public func openGate(_ key: String) { log.open(gate: key) }
+
     /// How many requests for exactly this path and query reached the server since it started.
     public func requestCount(_ pathAndQuery: String) -> Int { log.count(pathAndQuery) }
 

@@ -63,11 +63,13 @@ struct DaemonAPITests {
         let server = try DaemonServers.shared()
         try await withDaemon { fixture in
             #expect(try await fixture.sluice(["daemon"]).status == 0)
-            let slow = server.url("/drip?bytes=20000&chunk=1000&interval=50").absoluteString
+            let gate = UUID().uuidString  // held after its first chunk: the conversion meets it under way
+            let slow = server.url("/drip?bytes=20000&chunk=1000&interval=50&gate=\(gate)").absoluteString
             #expect(try fixture.client.send("POST", "/tasks", body: "{\"url\":\"\(slow)\",\"kind\":\"data\"}").status == 201)
             try await fixture.waitForTasks { ($0.first?["bytes"] as? Int ?? 0) > 0 }
             let converted = try fixture.client.send("POST", "/tasks/1/convert")
             #expect(converted.status == 200, "\(converted.body)")
+            server.openGate(gate)
             let list = try await fixture.waitForTasks { $0.count == 2 && $0.last?["outcome"] as? String == "finished" }
             #expect(list.first?["state"] as? String == "converted")
             #expect(list.last?["kind"] as? String == "download")

@@ -10,8 +10,10 @@ struct DaemonProcessTests {
     @Test func addedDownloadsFinishWithNoUIAndLsSeesThem() async throws {
         let server = try DaemonServers.shared()
         try await withDaemon { fixture in
-            // A slow one (about 20 s: a margin for a loaded machine, where starting the daemon has taken 10 s) outlives the `sluice add` that handed it over.
-            let slow = server.url("/drip?bytes=30000&chunk=300&interval=200").absoluteString
+            // A slow one, held after its first chunk until the test lets it go: it outlives the `sluice add` that
+            // handed it over however long the daemon takes to start (over 20 s on a loaded machine).
+            let gate = UUID().uuidString
+            let slow = server.url("/drip?bytes=30000&chunk=300&interval=20&gate=\(gate)").absoluteString
             let quick = server.url("/bytes/200000").absoluteString
             let added = try await fixture.sluice(["add", slow, quick, "--output-dir", "."])
             #expect(added.status == 0, "\(added.error)")
@@ -20,6 +22,7 @@ struct DaemonProcessTests {
             // The command has returned; the slow one is still under way, in the daemon alone.
             let first = try fixture.task(1)
             #expect(first?["outcome"] is NSNull, "\(String(describing: first))")
+            server.openGate(gate)
 
             let list = try await fixture.waitForTasks(seconds: 60) { $0.count == 2 && $0.allSatisfy { $0["outcome"] as? String == "finished" } }
             let saved = list.compactMap { $0["saved"] as? String }.sorted()
