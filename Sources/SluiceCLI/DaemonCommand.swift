@@ -57,7 +57,7 @@ struct DaemonCommand: ParsableCommand {
             // it uses is absolute.
             if detached { _ = chdir("/") }
             let settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks(),
-                                          hostLimit: { config.connections(forHost: $0) })
+                                          hostLimit: { config.connections(forHost: $0) }, requestTimeout: config.requestTimeout)
             let ending: DaemonRunner.Ending
             do {
                 ending = try DaemonRunner.run(settings, traceLine: TraceEncoder.line(for:start:))

@@ -91,6 +91,7 @@ struct OpenCommand: ParsableCommand {
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.maximumBytesPerSecond = try retryOptions.rateLimit()
+        if let timeout = config.requestTimeout { configuration.timeoutIntervalForRequest = timeout }
         // Downloads are retried by default, as by `get -o`; data tasks only when --retry says so.
         let retries = RetryPolicies(downloads: try retryOptions.policy(savesFiles: true),
                                     data: retryOptions.retry == nil ? nil : try retryOptions.policy(savesFiles: false))

@@ -42,6 +42,10 @@ struct SluiceConfig: Equatable, Sendable {
     var hosts: [HostRule] = []
 
     /// The rule for a host: an exact name first, then the longest `*.domain` that matches.
+    /// The file's `timeout` for the UI and the daemon (`get` reads it with its own --timeout); nil when the file
+    /// does not set it, leaving the engine's 60 s.
+    var requestTimeout: Double? { timeout.source == .defaultValue ? nil : timeout.value }
+
     func rule(for host: String) -> HostRule? {
         let host = host.lowercased()
         if let exact = hosts.first(where: { $0.pattern == host }) { return exact }

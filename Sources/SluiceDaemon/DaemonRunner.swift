@@ -25,9 +25,12 @@ public struct DaemonSettings: Sendable {
     public var hooks: TaskHooks
     /// A host's own limit of tasks at once and of a download's connections (the config file's host rules).
     public var hostLimit: @Sendable (String) -> Int?
+    /// Seconds a transfer may go without a byte before it fails (the config file's `timeout`); nil: the engine's.
+    public var requestTimeout: Double?
 
     public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool, hooks: TaskHooks = TaskHooks(),
-                hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil }) {
+                hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil }, requestTimeout: Double? = nil) {
+        self.requestTimeout = requestTimeout
         self.paths = paths
         self.outputDirectory = outputDirectory
         self.jobs = jobs
@@ -88,6 +91,7 @@ public enum DaemonRunner {
         do { try cookies.load(from: cookieFile) } catch { logger.warning("\(error.message); starting without cookies") }
         var configuration = SessionConfiguration.default
         configuration.httpCookieStorage = cookies
+        if let timeout = settings.requestTimeout { configuration.timeoutIntervalForRequest = timeout }
         let saver = CookieSaver(cookies, to: cookieFile)
         cookies.onChange { saver.changed() }
         let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, hostLimit: settings.hostLimit,

@@ -48,6 +48,11 @@ import Testing
         #expect(config.rule(for: "files.org")?.headers.map(\.name) == ["X-C"])
     }
 
+    @Test func theFilesTimeoutReachesTheUIAndTheDaemonOnlyWhenSet() throws {
+        #expect(try SluiceConfig.parse("timeout = 30\n", file: "c.toml").requestTimeout == 30)
+        #expect(try SluiceConfig.parse("jobs = 2\n", file: "c.toml").requestTimeout == nil, "the engine's 60 s")
+    }
+
     @Test func anExactHostBeatsAWildcardAndTheLongestWildcardWins() throws {
         let config = try SluiceConfig.parse("""
             [hosts."*.net"]

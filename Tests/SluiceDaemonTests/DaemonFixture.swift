@@ -44,10 +44,16 @@ final class DaemonFixture: Sendable {
             throw CocoaError(.fileWriteUnknown)
         }
         root = String(cString: made)
-        for name in ["run", "state", "out"] { mkdir(root + "/" + name, 0o700) }
+        for name in ["run", "state", "out", "config", "config/sluice"] { mkdir(root + "/" + name, 0o700) }
+        // Not the developer's config; and an hour before a silent transfer times out, so that the downloads these
+        // tests stall on purpose stay stalled however slow the machine (a retry after the 60 s default finished
+        // them under AddressSanitizer on a slow machine).
+        try "timeout = 3600\n".write(toFile: root + "/config/sluice/config.toml", atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = root + "/run"
         environment["XDG_STATE_HOME"] = root + "/state"
+        environment["XDG_CONFIG_HOME"] = root + "/config"
+        environment["SLUICE_CONFIG"] = nil
         self.environment = environment
         paths = try DaemonPaths(identifier: "test", environment: environment)
     }
