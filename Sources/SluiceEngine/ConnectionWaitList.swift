@@ -11,18 +11,11 @@ import Foundation
 /// `SessionTask.priority` choose. HTTP/2 origins are not listed: their tasks share a connection as streams,
 /// ordered by CURLOPT_STREAM_WEIGHT.
 struct ConnectionWaitList {
-    private struct Waiting {
-        let id: Int
-        let priority: Float
-        let order: Int
-    }
-
     let limit: Int
     /// Per origin, how many tasks hold one of its connections.
     private var holding: [String: Int] = [:]
-    /// Per origin, the waiting tasks, highest priority first and in arrival order within one priority.
-    private var waiting: [String: [Waiting]] = [:]
-    private var arrivals = 0
+    /// Per origin, the ids of the waiting tasks.
+    private var waiting: [String: PriorityLine<Int>] = [:]
 
     init(limit: Int) { self.limit = max(1, limit) }
 
@@ -33,28 +26,16 @@ struct ConnectionWaitList {
             holding[origin, default: 0] += 1
             return true
         }
-        arrivals += 1
-        let entry = Waiting(id: id, priority: priority, order: arrivals)
-        var list = waiting[origin, default: []]
-        // After every entry of the same or a higher priority: a binary search, as thousands may wait.
-        var low = 0
-        var high = list.count
-        while low < high {
-            let mid = (low + high) / 2
-            if list[mid].priority >= priority { low = mid + 1 } else { high = mid }
-        }
-        list.insert(entry, at: low)
-        waiting[origin] = list
+        waiting[origin, default: PriorityLine()].append(id, priority: priority)
         return false
     }
 
     /// A task that held a connection to `origin` no longer needs it: the task that starts in its place (and now
     /// holds it), or nil when none waits.
     mutating func release(_ origin: String) -> Int? {
-        if var list = waiting[origin], !list.isEmpty {
-            let next = list.removeFirst()
-            waiting[origin] = list.isEmpty ? nil : list
-            return next.id
+        if let next = waiting[origin]?.popFirst() {
+            if waiting[origin]?.isEmpty == true { waiting[origin] = nil }
+            return next
         }
         let count = holding[origin, default: 0] - 1
         holding[origin] = count > 0 ? count : nil
@@ -63,9 +44,8 @@ struct ConnectionWaitList {
 
     /// A waiting task leaves (cancelled) without having held a connection; false when it was not waiting.
     mutating func remove(_ id: Int, from origin: String) -> Bool {
-        guard var list = waiting[origin], let index = list.firstIndex(where: { $0.id == id }) else { return false }
-        list.remove(at: index)
-        waiting[origin] = list.isEmpty ? nil : list
+        guard waiting[origin]?.remove(where: { $0 == id }) != nil else { return false }
+        if waiting[origin]?.isEmpty == true { waiting[origin] = nil }
         return true
     }
 

@@ -45,7 +45,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var response: Response?
         var error: TransferError?
         var taskDescription: String?
-        var priority: Float = 0.5
+        var priority = SessionTask.defaultPriority
         var delegate: SessionTaskDelegate?
         var metrics: TaskMetrics?
     }
