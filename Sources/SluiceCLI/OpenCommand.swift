@@ -71,8 +71,14 @@ struct OpenCommand: ParsableCommand {
         // URL arguments are globbed as curl globs them (file[1-50].pdf); -i's lines are taken as they are.
         var texts = try glob.expand(ArgumentRuns.current.unfold(urls), output: nil).urls
         if let inputFile { texts += try URLList.read(inputFile) }
-        for url in texts where ParsedURL.parse(url) == nil {
-            throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))")
+        // Parsed once here, then handed on: a list of thousands was parsed four times per URL.
+        var urls: [URL] = []
+        urls.reserveCapacity(texts.count)
+        for text in texts {
+            guard let url = ParsedURL.parse(text) else {
+                throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
+            }
+            urls.append(url)
         }
         if background { return try runInBackground(texts, interactive: interactive) }
         if daemon.identifier != DaemonPaths.defaultIdentifier { throw CLIFailure(code: 2, message: "--id names a daemon: give it with --background") }
@@ -109,15 +115,15 @@ struct OpenCommand: ParsableCommand {
         // would merge a repeat only while the first runs, and save a second copy once it had ended.
         var given: Set<String> = []
         var repeats = 0
-        for url in texts {
-            if download, let key = ParsedURL.parse(url)?.absoluteString, !given.insert(key).inserted {
+        for (text, url) in zip(texts, urls) {
+            if download, !given.insert(url.absoluteString).inserted {
                 repeats += 1
                 continue
             }
             // A host rule's split and limit-rate are that host's tasks' own (a typed --split wins over the rule's).
             let rule = config.rule(forURL: url)
             let added = download ? app.addDownload(url, to: .directory(directory), split: splitTyped ? nil : rule?.split?.value)
-                                 : app.add(url, asks: ask && interactive, kind: .data)
+                                 : app.add(text, asks: ask && interactive, kind: .data)
             switch added {
             case .failure(let problem): throw CLIFailure(code: 1, message: problem.message)
             case .success(let id):

@@ -45,7 +45,12 @@ extension SluiceConfig {
     }
 
     func rule(forURL text: String) -> HostRule? {
-        guard let host = ParsedURL.parse(text)?.host else { return nil }
+        guard !hosts.isEmpty, let url = ParsedURL.parse(text) else { return nil }
+        return rule(forURL: url)
+    }
+
+    func rule(forURL url: URL) -> HostRule? {
+        guard !hosts.isEmpty, let host = url.host else { return nil }
         return rule(for: host)
     }
 

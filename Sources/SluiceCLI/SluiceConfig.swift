@@ -47,6 +47,7 @@ struct SluiceConfig: Equatable, Sendable {
     var requestTimeout: Double? { timeout.source == .defaultValue ? nil : timeout.value }
 
     func rule(for host: String) -> HostRule? {
+        guard !hosts.isEmpty else { return nil }  // no lowercased copy per URL of a list when there are no rules
         let host = host.lowercased()
         if let exact = hosts.first(where: { $0.pattern == host }) { return exact }
         return hosts.filter { $0.matches(host) }.max { $0.pattern.count < $1.pattern.count }

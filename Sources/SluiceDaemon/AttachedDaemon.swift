@@ -136,7 +136,7 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     /// The daemon samples its split downloads' ranges itself and sends them as events.
     public func segments(of id: Int) -> [DownloadSegment]? { nil }
 
-    public func quit() { detach() }
+    public func quit(model: Model) { detach() }
 
     public func stopDaemon() -> String? {
         // The daemon may close the stream before its answer is read here; that close must not read as an ending.

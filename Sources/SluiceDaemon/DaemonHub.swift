@@ -46,6 +46,8 @@ public final class DaemonHub: Sendable {
         var subscribers: [Int: Subscriber] = [:]
         var nextSubscriber = 1
         var tickPending = false
+        /// A drain is due for the rows the store keeper deferred (see `StoreKeeper`): none may wait for an event.
+        var storePassPending = false
         var stopping = false
     }
 
@@ -81,6 +83,14 @@ public final class DaemonHub: Sendable {
             if !s.tickPending && s.model.rows.contains(where: { $0.state == .running }) {
                 s.tickPending = true
                 scheduleTick()
+            }
+            if !s.storePassPending && app.storeHasDeferredRows {
+                s.storePassPending = true
+                queue.asyncAfter(deadline: .now() + app.storeDeferral) { [weak self] in
+                    guard let self else { return }
+                    state.withLock { $0.storePassPending = false }
+                    drain()
+                }
             }
             guard !s.subscribers.isEmpty, !events.isEmpty else { return ("", [], []) }
             let receivers = Array(s.subscribers.values)
@@ -343,6 +353,11 @@ public final class DaemonHub: Sendable {
     public func waitForStopRequest() { stopRequested.wait() }
 
     /// Ends every event stream (the daemon is going away).
+    /// The store keeps every row as the model shows it now: before a stop, which leaves the rows as they are.
+    public func settleStore() {
+        state.withLock { s in app.settleStore(s.model) }
+    }
+
     public func finishSubscribers() {
         let all = state.withLock { s -> [Subscriber] in
             defer { s.subscribers = [:] }

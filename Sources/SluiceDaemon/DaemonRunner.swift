@@ -122,6 +122,7 @@ public enum DaemonRunner {
         server.stop()
         // Unlinked while the lock is still ours, so it can never be a newer daemon's socket.
         unlink(paths.socket)
+        hub.settleStore()
         app.cancelAll()
         app.waitUntilStopped(seconds: 10)
         app.waitForHooks()

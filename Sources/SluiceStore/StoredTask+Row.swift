@@ -59,10 +59,43 @@ extension StoredTask {
         )
     }
 
+    /// `[["name","value"],...]`, written here: JSONEncoder cost more than the rest of a row's values, and a
+    /// store writes every row of a queue.
     static func encodeHeaders(_ headers: [StoredHeader]) -> String {
-        let pairs = headers.map { [$0.name, $0.value] }
-        // An array of string arrays always encodes.
-        return (try? JSONEncoder().encode(pairs)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        guard !headers.isEmpty else { return "[]" }
+        var text = "["
+        for (index, header) in headers.enumerated() {
+            text += index == 0 ? "[" : ",["
+            appendJSONString(header.name, to: &text)
+            text += ","
+            appendJSONString(header.value, to: &text)
+            text += "]"
+        }
+        return text + "]"
+    }
+
+    /// `string` as a JSON string: quote, backslash and control characters escaped, everything else as it is.
+    static func appendJSONString(_ string: String, to text: inout String) {
+        text += "\""
+        var plain = string.unicodeScalars.startIndex
+        for index in string.unicodeScalars.indices {
+            let scalar = string.unicodeScalars[index]
+            guard scalar == "\"" || scalar == "\\" || scalar.value < 0x20 else { continue }
+            text.unicodeScalars.append(contentsOf: string.unicodeScalars[plain..<index])
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\t": text += "\\t"
+            case "\r": text += "\\r"
+            default:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+            plain = string.unicodeScalars.index(after: index)
+        }
+        text.unicodeScalars.append(contentsOf: string.unicodeScalars[plain...])
+        text += "\""
     }
 
     static func decodeHeaders(_ text: String) -> [StoredHeader]? {

@@ -51,7 +51,7 @@ public final class TaskStore: Sendable {
     /// Opens the store in `directory` (made 0700 if missing), creating or migrating `sluice.db`. A file SQLite
     /// finds damaged or cannot open is renamed `sluice.db.corrupt-YYYYmmdd-HHMMSS` and a new one made; `notice`
     /// says so. `batchInterval` is the least time between two batched writes, in seconds.
-    public init(directory: String, batchInterval: Double = 0.5) throws {
+    public init(directory: String, batchInterval: Double = 0.1) throws {
         try StoreDirectory.make(directory)
         let path = directory + "/sluice.db"
         self.path = path

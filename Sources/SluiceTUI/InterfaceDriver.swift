@@ -17,8 +17,9 @@ public protocol InterfaceDriver: AnyObject {
     /// `X` confirmed: remove an ended row (gone from the model already) and delete its file and what it left.
     /// A message saying what was deleted, or why not.
     func purge(_ id: Int, savedPath: String?) -> String
-    /// `q` confirmed: stop this process's transfers, or only detach from the daemon's.
-    func quit()
+    /// `q` confirmed: stop this process's transfers, or only detach from the daemon's. `model`: the rows as the
+    /// screen shows them, which this process's store keeps as they are.
+    func quit(model: Model)
     /// `Q` confirmed, when attached: stop the daemon. A message when that failed.
     func stopDaemon() -> String?
     /// Why the loop must end now (the daemon went away), else nil.

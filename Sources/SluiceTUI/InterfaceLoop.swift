@@ -56,7 +56,7 @@ public enum InterfaceLoop {
             }
             // The model says first (a field per row); the driver's look at every task is made only when it agrees.
             if ui.exitWhenDone && !wasActive && driver.isDone {
-                driver.quit()
+                driver.quit(model: model)
                 return nil
             }
             for key in keys {
@@ -65,7 +65,7 @@ public enum InterfaceLoop {
                 for command in commands {
                     switch command {
                     case .quit:
-                        driver.quit()
+                        driver.quit(model: model)
                         return nil
                     case .stopDaemon:
                         if let message = driver.stopDaemon() { ui.message = message } else { return nil }
@@ -102,7 +102,7 @@ public enum InterfaceLoop {
                 dirty = false
             }
         }
-        driver.quit()
+        driver.quit(model: model)
         return nil
     }
 }

@@ -37,7 +37,9 @@ public enum Renderer {
     // MARK: Title and bottom lines
 
     private static func titleLine(_ model: Model, _ ui: UIState) -> StyledLine {
-        let total = model.rows.reduce(0.0) { $0 + ($1.state == .running ? $1.bytesPerSecond(now: model.now) ?? 0 : 0) }
+        let rows = model.rows  // read in place, by index: a row copied per frame and per row cost a retain per field
+        var total = 0.0
+        for i in rows.indices where rows[i].state == .running { total += rows[i].bytesPerSecond(now: model.now) ?? 0 }
         let counts = model.counts
         var text = " Sluice" + (ui.attachedTo.map { " @ daemon " + Sanitized.text($0) } ?? "") + "  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(counts.active) active"
         if counts.queued > 0 { text += " · \(counts.queued) queued" }

@@ -1,5 +1,8 @@
 // Keeps the store in step with the model: each row the engine's events touched is written again (the store
-// batches, so a burst of progress costs one write), from the UI's thread, never the transfer's.
+// batches, so a burst of progress costs one write), from the UI's thread, never the transfer's. A row that is still
+// going is written at most every `deferral` (its record, with the timeline's text, was made at every drain, and a
+// short download was made three or four times over); a row that has ended is written at once, so what the store says
+// of a finished task never waits for a later drain.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,6 +15,7 @@ import SluiceEngine
 import SluiceStore
 import SluiceViewModel
 import SluiceLock
+import Dispatch
 
 final class StoreKeeper: Sendable {
     let store: TaskStore
@@ -23,6 +27,10 @@ final class StoreKeeper: Sendable {
         var marks: [Int: TimelineMark] = [:]
         /// After quit: the rows keep the state they had, so the next start resumes them.
         var stopped = false
+        /// Rows touched since their last record, not ended: made at the next due pass, or by `settle`.
+        var deferred: Set<Int> = []
+        /// When the deferred rows were last made (monotonic nanoseconds).
+        var lastPass: UInt64 = 0
     }
 
     private let state = Locked(State())
@@ -31,7 +39,16 @@ final class StoreKeeper: Sendable {
     /// How many ids one reservation takes: one write transaction per this many new rows.
     private static let reservation = 256
 
-    init(store: TaskStore) { self.store = store }
+    /// How long a row still going may wait for its record, in nanoseconds (the store's own batches are 0.5 s apart).
+    let deferral: UInt64
+
+    /// `start`: when the deferral of the first pass begins (monotonic nanoseconds), so that a queue added at once
+    /// is not written row by row before it runs.
+    init(store: TaskStore, deferral: Double = 0.5, start: UInt64 = DispatchTime.now().uptimeNanoseconds) {
+        self.store = store
+        self.deferral = UInt64(max(0, deferral) * 1e9)
+        state.withLock { $0.lastPass = start }
+    }
 
     /// A new row's id: the store's own, so that it names the same task in every later run and in `history`.
     /// Ids come from blocks the store reserves (one write per 256 rows, none of them another process's); the row
@@ -56,8 +73,10 @@ final class StoreKeeper: Sendable {
         }
     }
 
-    /// Writes the rows these events touched, as the model now shows them.
-    func observe(_ events: [ModelEvent], model: Model) {
+    /// Writes the rows these events touched, as the model now shows them: those that ended at once, the others
+    /// with every row touched since the last pass once `deferral` has gone by. Called after every drain, with or
+    /// without events, so that deferred rows are written on time by a loop that keeps draining.
+    func observe(_ events: [ModelEvent], model: Model, now: UInt64 = DispatchTime.now().uptimeNanoseconds) {
         var touched: Set<Int> = []
         var conversions: [(from: Int, to: Int)] = []
         for event in events {
@@ -78,10 +97,11 @@ final class StoreKeeper: Sendable {
                 break
             }
         }
-        guard !touched.isEmpty else { return }
-        let clock = Self.wallClock()
         let writes = state.withLock { s -> [StoredTask] in
             guard !s.stopped else { return [] }
+            s.deferred.formUnion(touched)
+            guard !s.deferred.isEmpty else { return [] }
+            let clock = Self.wallClock()
             for (from, to) in conversions where s.facts[to] == nil {
                 if var facts = s.facts[from] {
                     facts.kind = .download
@@ -90,20 +110,50 @@ final class StoreKeeper: Sendable {
                     s.facts[to] = facts
                 }
             }
-            var writes: [StoredTask] = []
-            for id in touched {
-                guard let facts = s.facts[id], let row = model.row(id) else { continue }
-                let previous = s.records[id]
-                let record = StoredRow.record(row, facts: facts, previous: previous, wallClock: clock, written: s.marks[id])
-                s.marks[id] = TimelineMark(row.timeline)
-                if record != previous {
-                    s.records[id] = record
-                    writes.append(record)
-                }
+            if now >= s.lastPass && now - s.lastPass >= deferral {
+                s.lastPass = now
+                let due = s.deferred
+                s.deferred = []
+                return Self.records(of: due, model: model, clock: clock, in: &s)
             }
-            return writes
+            // Before the pass is due, only the rows that ended (and any row the model no longer has, for nothing).
+            let ended = touched.filter { id in model.row(id).map { $0.state == .completed } ?? true }
+            guard !ended.isEmpty else { return [] }
+            s.deferred.subtract(ended)
+            return Self.records(of: ended, model: model, clock: clock, in: &s)
         }
-        store.update(writes)
+        if !writes.isEmpty { store.update(writes) }
+    }
+
+    /// Whether rows wait for a pass: a loop that drains only when events come (the daemon's) drains again after
+    /// `deferral` while this is true.
+    var hasDeferredRows: Bool { state.withLock { !$0.deferred.isEmpty } }
+
+    /// Writes every deferred row now: before a quit stops the keeper (a suspended row must be stored suspended).
+    func settle(model: Model) {
+        let writes = state.withLock { s -> [StoredTask] in
+            guard !s.stopped, !s.deferred.isEmpty else { return [] }
+            let due = s.deferred
+            s.deferred = []
+            return Self.records(of: due, model: model, clock: Self.wallClock(), in: &s)
+        }
+        if !writes.isEmpty { store.update(writes) }
+    }
+
+    /// The records of `ids` that differ from what was last written; kept as the last written.
+    private static func records(of ids: Set<Int>, model: Model, clock: Double, in s: inout State) -> [StoredTask] {
+        var writes: [StoredTask] = []
+        for id in ids {
+            guard let facts = s.facts[id], let row = model.row(id) else { continue }
+            let previous = s.records[id]
+            let record = StoredRow.record(row, facts: facts, previous: previous, wallClock: clock, written: s.marks[id])
+            s.marks[id] = TimelineMark(row.timeline)
+            if record != previous {
+                s.records[id] = record
+                writes.append(record)
+            }
+        }
+        return writes
     }
 
     /// A download's checkpoint, kept in the store too (the file beside the download is read first on a restart).
@@ -120,6 +170,7 @@ final class StoreKeeper: Sendable {
     /// The row was removed with `x`: from the history too.
     func remove(_ id: Int) {
         state.withLock { s in
+            s.deferred.remove(id)
             s.facts[id] = nil
             s.records[id] = nil
             s.marks[id] = nil

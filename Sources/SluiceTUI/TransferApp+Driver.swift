@@ -34,7 +34,10 @@ extension TransferApp: InterfaceDriver {
     }
 
     /// Downloads keep their partial files and checkpoints; data tasks are cancelled.
-    public func quit() { cancelAll() }
+    public func quit(model: Model) {
+        keeper?.settle(model: model)
+        cancelAll()
+    }
 
     public func stopDaemon() -> String? { "not attached to a daemon" }
 

@@ -33,6 +33,13 @@ extension TransferApp {
         return events
     }
 
+    /// Whether the store keeper holds rows for a later pass: drain again after `storeDeferral` seconds.
+    public var storeHasDeferredRows: Bool { keeper?.hasDeferredRows ?? false }
+    public var storeDeferral: Double { Double(keeper?.deferral ?? 0) / 1e9 }
+
+    /// Writes every row the keeper deferred, as `model` shows it (before `cancelAll` on a stop).
+    public func settleStore(_ model: Model) { keeper?.settle(model: model) }
+
     /// A note on a row, as the app's own notes are (shown in the UI, kept in the store, sent to attached UIs).
     public func note(_ id: Int, _ text: String) { post(.note(id: id, text)) }
 
@@ -44,6 +51,12 @@ extension TransferApp {
     public func addDownload(_ text: String, to destination: DownloadDestination, split: Int? = nil,
                             request custom: (@Sendable (URL) -> Request)? = nil) -> Result<Int, AddError> {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
+        return addDownload(url, to: destination, split: split, request: custom)
+    }
+
+    /// The same, for a URL `ParsedURL.parse` accepted.
+    public func addDownload(_ url: URL, to destination: DownloadDestination, split: Int? = nil,
+                            request custom: (@Sendable (URL) -> Request)? = nil) -> Result<Int, AddError> {
         if let running = delegate.downloadRow(for: url) { return .success(running) }
         let request = (custom ?? makeRequest)(url)
         let companions: DownloadCompanions

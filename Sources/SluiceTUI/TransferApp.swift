@@ -48,7 +48,7 @@ public final class TransferApp: Sendable {
         self.outputDirectory = outputDirectory
         self.split = split
         makeRequest = request
-        let keeper = store.map(StoreKeeper.init)
+        let keeper = store.map { StoreKeeper(store: $0) }
         self.keeper = keeper
         let inbox = self.inbox
         let post: @Sendable (ModelEvent) -> Void = { inbox.post($0) }
@@ -304,7 +304,10 @@ public final class TransferApp: Sendable {
             }
             if !lines.isEmpty { print(lines.joined(separator: "\n")) }
             if periodic { lastPrint = now }
-            if stop.isSet { cancelAll() }
+            if stop.isSet {
+                keeper?.settle(model: model)
+                cancelAll()
+            }
             // Every task posts its row before it starts, so the model alone says when all have completed.
             if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return }
             let spent = DispatchTime.now().uptimeNanoseconds &- now

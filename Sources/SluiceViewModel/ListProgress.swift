@@ -13,25 +13,28 @@ public struct ListProgress: Equatable, Sendable {
     public static func of(_ model: Model) -> ListProgress {
         var ended = 0, unknown = 0, endless = false
         var knownSize = 0.0, knownCount = 0, remaining = 0.0, rate = 0.0
-        for row in model.rows {
-            if row.isFinished {
+        // By index, reading fields in place: `for row in` copied each row (a retain per string and array in it), at
+        // every frame, for every row of the list.
+        let rows = model.rows
+        for i in rows.indices {
+            if rows[i].isFinished {
                 ended += 1
+                if rows[i].bytes > 0 {
+                    knownSize += Double(rows[i].bytes)
+                    knownCount += 1
+                }
                 continue
             }
-            if row.state == .running { rate += row.bytesPerSecond(now: model.now) ?? 0 }
-            if row.expected > 0 {
-                knownSize += Double(row.expected)
+            if rows[i].state == .running { rate += rows[i].bytesPerSecond(now: model.now) ?? 0 }
+            if rows[i].expected > 0 {
+                knownSize += Double(rows[i].expected)
                 knownCount += 1
-                remaining += Double(max(0, row.expected - row.bytes))
+                remaining += Double(max(0, rows[i].expected - rows[i].bytes))
             } else {
                 unknown += 1
                 // A running transfer that never said its length (a stream) gives no end to estimate.
-                if row.hasStarted { endless = true }
+                if rows[i].hasStarted { endless = true }
             }
-        }
-        for row in model.rows where row.isFinished && row.bytes > 0 {
-            knownSize += Double(row.bytes)
-            knownCount += 1
         }
         guard knownCount > 0, !endless else { return ListProgress(ended: ended, total: model.rows.count, remainingBytes: nil, eta: nil) }
         let estimate = remaining + Double(unknown) * knownSize / Double(knownCount)

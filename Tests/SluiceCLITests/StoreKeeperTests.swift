@@ -1,6 +1,7 @@
 // What the store keeper writes stays what the row shows, though it writes a row's timeline again only when the row's
 // timeline has changed: after every drain the stored text is the row's whole timeline, and the validators are found
-// whatever the case of their headers' names.
+// whatever the case of their headers' names. A row still going is written once per deferral (or when settled), a row
+// that ended at once.
 import Foundation
 import SluiceEngine
 import SluiceStore
@@ -13,7 +14,7 @@ import Testing
         let state = try Scratch()
         defer { state.remove() }
         let store = try TaskStore(directory: state.path)
-        let keeper = StoreKeeper(store: store)
+        let keeper = StoreKeeper(store: store, deferral: 0, start: 0)
         let id = try #require(keeper.allocate())
         let facts = RowFacts(method: "GET", headers: [HeaderLine("Accept", "*/*")], kind: .download,
                              companions: DownloadCompanions(target: state.path + "/f.bin"), createdAt: 1)
@@ -61,5 +62,49 @@ import Testing
         }
         let ended = try drain([engine(.stateChanged(.completed)), engine(.didCompleteWithError(nil))])
         #expect(ended.state == .completed && ended.timeline.hasSuffix("didCompleteWithError nil"), "\(ended.timeline.suffix(80))")
+    }
+
+    @Test func aRowStillGoingWaitsForThePassAndAnEndedRowIsWrittenAtOnce() throws {
+        let state = try Scratch()
+        defer { state.remove() }
+        let store = try TaskStore(directory: state.path)
+        let keeper = StoreKeeper(store: store, deferral: 10, start: 0)
+        let id = try #require(keeper.allocate())
+        keeper.keep(id, facts: RowFacts(method: "GET", headers: [], kind: .download,
+                                        companions: DownloadCompanions(target: state.path + "/f.bin"), createdAt: 1))
+        var model = Model()
+        let second: UInt64 = 1_000_000_000
+        func engine(_ event: TaskEvent, at time: UInt64) -> ModelEvent {
+            .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: time, event: event))
+        }
+        /// One drain at `time`; what the store then holds of the row.
+        func drain(_ events: [ModelEvent], at time: UInt64) throws -> StoredTask? {
+            for event in events { model.apply(event) }
+            keeper.observe(events, model: model, now: time)
+            store.flush()
+            return try store.all().first { $0.id == Int64(id) }
+        }
+        func written(_ total: Int64, at time: UInt64) -> ModelEvent {
+            engine(.didWriteData(bytes: 100, total: total, expected: 1_000), at: time)
+        }
+        // The first pass is due 10 s after time 0: until then, nothing of a row still going.
+        #expect(try drain([.added(id: id, url: "http://h/f.bin", kind: .download, requestHeaders: [], at: second)], at: second) == nil)
+        #expect(try drain([engine(.stateChanged(.running), at: 2 * second), written(100, at: 2 * second)], at: 2 * second) == nil)
+        #expect(keeper.hasDeferredRows)
+        // A drain with no events makes the pass once it is due.
+        let passed = try #require(try drain([], at: 11 * second))
+        #expect(passed.state == .running && passed.bytesReceived == 100)
+        #expect(!keeper.hasDeferredRows)
+        // Progress waits for the next pass (10 s after this one), or for a settle.
+        #expect(try drain([written(200, at: 12 * second)], at: 12 * second)?.bytesReceived == 100)
+        keeper.settle(model: model)
+        store.flush()
+        #expect(try store.all().first { $0.id == Int64(id) }?.bytesReceived == 200)
+        // The end is written at once, long before the pass.
+        _ = try drain([written(300, at: 13 * second)], at: 13 * second)
+        let ended = try #require(try drain([engine(.stateChanged(.completed), at: 14 * second),
+                                            engine(.didCompleteWithError(nil), at: 14 * second)], at: 14 * second))
+        #expect(ended.state == .completed && ended.bytesReceived == 300)
+        #expect(!keeper.hasDeferredRows)
     }
 }

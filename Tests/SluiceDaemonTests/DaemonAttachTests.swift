@@ -65,7 +65,7 @@ struct DaemonAttachTests {
             try await both("#3 first in the queue") { $0.model.row(3)?.queuePosition == 1 && $0.model.row(2)?.queuePosition == 2 }
 
             // One UI detaches: the transfer goes on, the other UI still follows it.
-            one.driver.quit()
+            one.driver.quit(model: Model())
             #expect(two.driver.perform(.setTaskRate(1, nil)) == "#1 has no limit of its own")
             #expect(two.driver.perform(.cancel(1)) == nil)
             try await fixture.waitUntil("#1 cancelled and the queue run") {
