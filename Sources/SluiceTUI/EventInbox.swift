@@ -17,8 +17,11 @@ final class EventInbox: Sendable {
     func onFirstEvent(_ handler: @escaping @Sendable () -> Void) { wake.withLock { $0 = handler } }
     func take() -> [ModelEvent] {
         events.withLock { list in
+            // Hand the buffer over instead of copying it, and leave one as large behind: an empty array grew by
+            // doubling, and each growth moved every event posted since the last drain (events are large values).
             var taken: [ModelEvent] = []
-            swap(&list, &taken)  // hand the buffer over instead of copying it
+            taken.reserveCapacity(Swift.max(64, list.count))
+            swap(&list, &taken)
             return taken
         }
     }

@@ -6,8 +6,9 @@ public enum ModelEvent: Sendable, Codable {
     case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine], at: UInt64)
     case engine(TaskEventRecord)
     /// A row brought back from the store: a finished task of an earlier run, or an unfinished one whose engine
-    /// events follow.
-    case restored(TaskRow)
+    /// events follow. Boxed: a row inline made every event as large as a row (472 bytes, not 97), and events are
+    /// copied into the inbox, out of it, and through every reader.
+    indirect case restored(TaskRow)
     /// A finished download was moved to `path`.
     case saved(id: Int, path: String)
     case note(id: Int, String)
