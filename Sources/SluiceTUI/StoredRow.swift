@@ -68,10 +68,20 @@ enum StoredRow {
             }
         }
         if previous == nil || written != TimelineMark(row.timeline) {
-            task.timeline = row.timeline.map { entry in
-                let at = entry.time >= row.added ? "+" + secondsText(nanoseconds: entry.time - row.added) + "s " : ""
-                return at + entry.text
-            }.joined(separator: "\n")
+            // One string, written in place: a string per line, per time and per part, joined, cost most of a record.
+            var text = ""
+            text.reserveCapacity(row.timeline.count * 40)
+            for index in row.timeline.indices {
+                if index > row.timeline.startIndex { text += "\n" }
+                let entry = row.timeline[index]
+                if entry.time >= row.added {
+                    text += "+"
+                    appendSeconds(nanoseconds: entry.time - row.added, to: &text)
+                    text += "s "
+                }
+                entry.append(to: &text)
+            }
+            task.timeline = text
         }
         return task
     }
@@ -90,9 +100,19 @@ enum StoredRow {
     /// Seconds with three decimals ("1.250"), without Foundation's formatter (`String(format:)` is not in
     /// FoundationEssentials).
     static func secondsText(nanoseconds: UInt64) -> String {
+        var text = ""
+        appendSeconds(nanoseconds: nanoseconds, to: &text)
+        return text
+    }
+
+    static func appendSeconds(nanoseconds: UInt64, to text: inout String) {
         let milliseconds = nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 >= 500_000 ? 1 : 0)
-        let fraction = String(milliseconds % 1000)
-        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        text += String(milliseconds / 1000)
+        let fraction = milliseconds % 1000
+        text += "."
+        text.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(fraction / 100)))
+        text.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(fraction / 10 % 10)))
+        text.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(fraction % 10)))
     }
 
     static func state(of row: TaskRow) -> StoredTask.State {

@@ -21,11 +21,27 @@ public struct TimelineEntry: Equatable, Sendable, Codable {
 
     /// "didReceiveData x412 (6.4 MiB)", "didReceiveResponse 200", "didCompleteWithError nil".
     public var text: String {
-        var s = name
-        if count > 1 { s += " x\(count)" }
-        if bytes > 0 { s += count > 1 || detail.isEmpty ? " (\(ByteCountText.format(bytes)))" : "" }
-        if !detail.isEmpty { s += " " + detail }
+        var s = ""
+        append(to: &s)
         return s
+    }
+
+    /// The same text, written onto the end of `s` (a store record writes every line of a timeline into one string).
+    public func append(to s: inout String) {
+        s += name
+        if count > 1 {
+            s += " x"
+            s += String(count)
+        }
+        if bytes > 0, count > 1 || detail.isEmpty {
+            s += " ("
+            s += ByteCountText.format(bytes)
+            s += ")"
+        }
+        if !detail.isEmpty {
+            s += " "
+            s += detail
+        }
     }
 
     /// The entry an event makes, or nil for events the timeline does not show (state changes are in the row).
