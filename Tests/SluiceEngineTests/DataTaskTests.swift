@@ -215,7 +215,10 @@ import Testing
         let recorder = Recorder()
         let session = makeSession(recorder)
         defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: server.url("/drip?bytes=1000000&chunk=500&interval=10"))  // 20 s: cancelled long before
+        // Held after its first chunk until the gate opens, which it never does: however long the test waits to be
+        // scheduled (seconds, on a busy machine), the body cannot end before the cancel (a 20 s drip once did).
+        let gate = UUID().uuidString
+        let task = session.dataTask(with: server.url("/drip?bytes=1000000&chunk=500&interval=10&gate=\(gate)"))
         task.resume()
         #expect(await eventually { recorder.snapshot.body.count > 0 })
         task.cancel()

@@ -42,7 +42,8 @@ import Testing
         let recorder = DownloadRecorder()
         let session = downloadSession(recorder, directory: dir)
         defer { session.finishTasksAndInvalidate() }
-        let task = session.downloadTask(with: server.url("/drip?bytes=2000000&chunk=1000&interval=20"))  // 40 s: cancelled long before
+        // Held after its first chunk, never let go: the cancel meets it under way however late the test runs.
+        let task = session.downloadTask(with: server.url("/drip?bytes=2000000&chunk=1000&interval=20&gate=\(UUID().uuidString)"))
         task.resume()
         #expect(await eventually { task.countOfBytesWritten > 0 })
         #expect(dir.entries.count == 1)
