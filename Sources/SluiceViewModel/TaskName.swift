@@ -67,8 +67,70 @@ struct URLParts {
     init(_ url: String) {
         // A parsed URL's text is ASCII (percent-encoded): its bytes are its characters, and walking bytes costs
         // a fraction of walking Characters, which was most of naming a row. Other text keeps the Character walk.
-        self = url.utf8.allSatisfy { $0 < 0x80 } ? Self(ascii: url) : Self(characters: url)
+        // Walked as a buffer of bytes with integer offsets when the string has one (String.Index arithmetic was
+        // most of what was left), else by the string's own indices.
+        if let split = url.utf8.withContiguousStorageIfAvailable(Offsets.init), let split {
+            self = split.parts(of: url)
+        } else {
+            self = url.utf8.allSatisfy { $0 < 0x80 } ? Self(ascii: url) : Self(characters: url)
+        }
     }
+
+    /// Where an all-ASCII URL's host, query and last segment are, as byte offsets.
+    private struct Offsets {
+        var host: Range<Int>?
+        var query: Range<Int>?
+        var lastSegment: Range<Int>?
+
+        /// Nil when the text is not all ASCII.
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
+            var colon: Int?
+            for i in bytes.indices {
+                let b = bytes[i]
+                if b >= 0x80 { return nil }
+                if colon == nil, b == UInt8(ascii: ":") { colon = i }
+            }
+            var start = 0
+            if let colon, bytes[..<colon].allSatisfy(URLParts.isSchemeByte) { start = colon + 1 }
+            guard bytes.count - start >= 2, bytes[start] == slash, bytes[start + 1] == slash else { return }
+            let authorityStart = start + 2
+            var authorityEnd = authorityStart
+            while authorityEnd < bytes.count, bytes[authorityEnd] != slash, bytes[authorityEnd] != question,
+                  bytes[authorityEnd] != hash { authorityEnd += 1 }
+            var hostStart = authorityStart
+            for i in authorityStart..<authorityEnd where bytes[i] == UInt8(ascii: "@") { hostStart = i + 1 }  // no credentials
+            host = hostStart..<authorityEnd
+            var pathEnd = authorityEnd
+            while pathEnd < bytes.count, bytes[pathEnd] != question, bytes[pathEnd] != hash { pathEnd += 1 }
+            if pathEnd < bytes.count, bytes[pathEnd] == question {
+                var queryEnd = pathEnd + 1
+                while queryEnd < bytes.count, bytes[queryEnd] != hash { queryEnd += 1 }
+                query = pathEnd + 1..<queryEnd
+            }
+            // The last segment that is not empty, as split(separator: "/").last finds it.
+            var segmentEnd = pathEnd
+            while segmentEnd > authorityEnd, bytes[segmentEnd - 1] == slash { segmentEnd -= 1 }
+            guard segmentEnd > authorityEnd else { return }
+            var segmentStart = segmentEnd
+            while segmentStart > authorityEnd, bytes[segmentStart - 1] != slash { segmentStart -= 1 }
+            lastSegment = segmentStart..<segmentEnd
+        }
+
+        func parts(of url: String) -> URLParts {
+            let utf8 = url.utf8
+            func text(_ range: Range<Int>) -> Substring {
+                Substring(url)[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+            }
+            var parts = URLParts()
+            parts.host = host.map { String(text($0)) }
+            parts.query = query.map(text)
+            parts.lastSegment = lastSegment.map(text)
+            return parts
+        }
+    }
+
+    private init() {}
 
     /// The same split as `init(characters:)`, over the bytes of an all-ASCII `url`.
     init(ascii url: String) {
@@ -101,7 +163,7 @@ struct URLParts {
     }
 
     /// What `Character.isLetter || isNumber || "+-.".contains` accepts, for an ASCII byte.
-    private static func isSchemeByte(_ b: UInt8) -> Bool {
+    fileprivate static func isSchemeByte(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
              UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): true
