@@ -29,13 +29,15 @@ public struct SluiceCommand: ParsableCommand {
         do {
             var arguments = Array(CommandLine.arguments.dropFirst())
             // Only the commands that take URL lists unfold them (`sluice URL...` is `open`).
-            let others = configuration.subcommands.map { $0._commandName }.filter { !["get", "open", "add"].contains($0) }
+            let names = configuration.subcommands.map { $0._commandName }
+            let others = names.filter { !["get", "open", "add"].contains($0) }
             if let first = arguments.first, !others.contains(first) {
                 let folded = ArgumentRuns.fold(arguments)
                 arguments = folded.arguments
                 ArgumentRuns.current = folded.runs
             }
-            var command = try DirectParse.command(arguments) ?? parseAsRoot(arguments)
+            var command = try DirectParse.command(arguments)
+                ?? OpenFastParse.command(arguments, subcommands: names.filter { $0 != "open" }) ?? parseAsRoot(arguments)
             try command.run()
             Glibc.exit(0)
         } catch let failure as CLIFailure {
