@@ -15,8 +15,8 @@ enum OpenFastParse {
         var rest = arguments[...]
         if let first = rest.first, first == OpenCommand.configuration.commandName {
             rest = rest.dropFirst()
-        } else if let first = rest.first, subcommands.contains(first) {
-            return nil  // another command's line
+        } else if let first = rest.first, first == "help" || subcommands.contains(first) {
+            return nil  // another command's line, or ArgumentParser's own `help` command
         }
         var scan = Scan()
         while let argument = rest.popFirst() {

@@ -352,12 +352,16 @@ public final class DaemonHub: Sendable {
 
     public func waitForStopRequest() { stopRequested.wait() }
 
-    /// Ends every event stream (the daemon is going away).
-    /// The store keeps every row as the model shows it now: before a stop, which leaves the rows as they are.
+    /// The store keeps every row as the model shows it once the events waiting are drained: before a stop, which
+    /// leaves the rows as they are. On the hub's queue, so no drain runs between the two.
     public func settleStore() {
-        state.withLock { s in app.settleStore(s.model) }
+        queue.sync {
+            drain()
+            state.withLock { s in app.settleStore(s.model) }
+        }
     }
 
+    /// Ends every event stream (the daemon is going away).
     public func finishSubscribers() {
         let all = state.withLock { s -> [Subscriber] in
             defer { s.subscribers = [:] }

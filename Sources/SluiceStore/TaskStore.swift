@@ -1,5 +1,5 @@
 // The durable store of tasks: one SQLite file in WAL mode; inserts are immediate, updates and removals are
-// batched into one transaction at most every 500 ms on a thread of the store's own.
+// batched into one transaction at most every 100 ms on a thread of the store's own.
 #if canImport(Glibc)
 import Glibc
 #endif

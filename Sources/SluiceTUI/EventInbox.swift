@@ -17,6 +17,7 @@ final class EventInbox: Sendable {
     func onFirstEvent(_ handler: @escaping @Sendable () -> Void) { wake.withLock { $0 = handler } }
     func take() -> [ModelEvent] {
         events.withLock { list in
+            guard !list.isEmpty else { return [] }  // nothing to hand over, nothing to allocate
             // Hand the buffer over instead of copying it, and leave one as large behind: an empty array grew by
             // doubling, and each growth moved every event posted since the last drain (events are large values).
             var taken: [ModelEvent] = []

@@ -31,6 +31,9 @@ final class StoreKeeper: Sendable {
         var deferred: Set<Int> = []
         /// When the deferred rows were last made (monotonic nanoseconds).
         var lastPass: UInt64 = 0
+        /// Checkpoints of rows not recorded yet (a resumed download checkpoints before its first pass): the row's
+        /// first record takes them.
+        var pendingResume: [Int: Data] = [:]
     }
 
     private let state = Locked(State())
@@ -39,7 +42,7 @@ final class StoreKeeper: Sendable {
     /// How many ids one reservation takes: one write transaction per this many new rows.
     private static let reservation = 256
 
-    /// How long a row still going may wait for its record, in nanoseconds (the store's own batches are 0.5 s apart).
+    /// How long a row still going may wait for its record, in nanoseconds (the store's own batches are 0.1 s apart).
     let deferral: UInt64
 
     /// `start`: when the deferral of the first pass begins (monotonic nanoseconds), so that a queue added at once
@@ -127,7 +130,7 @@ final class StoreKeeper: Sendable {
 
     /// Whether rows wait for a pass: a loop that drains only when events come (the daemon's) drains again after
     /// `deferral` while this is true.
-    var hasDeferredRows: Bool { state.withLock { !$0.deferred.isEmpty } }
+    var hasDeferredRows: Bool { state.withLock { !$0.stopped && !$0.deferred.isEmpty } }
 
     /// Writes every deferred row now: before a quit stops the keeper (a suspended row must be stored suspended).
     func settle(model: Model) {
@@ -146,7 +149,11 @@ final class StoreKeeper: Sendable {
         for id in ids {
             guard let facts = s.facts[id], let row = model.row(id) else { continue }
             let previous = s.records[id]
-            let record = StoredRow.record(row, facts: facts, previous: previous, wallClock: clock, written: s.marks[id])
+            var record = StoredRow.record(row, facts: facts, previous: previous, wallClock: clock, written: s.marks[id])
+            // As `StoredRow.record` keeps a checkpoint: not for a file in place or a cancelled row.
+            if previous == nil, let resume = s.pendingResume.removeValue(forKey: id), row.savedPath == nil, record.state != .cancelled {
+                record.resumeData = resume
+            }
             s.marks[id] = TimelineMark(row.timeline)
             if record != previous {
                 s.records[id] = record
@@ -159,7 +166,11 @@ final class StoreKeeper: Sendable {
     /// A download's checkpoint, kept in the store too (the file beside the download is read first on a restart).
     func checkpointed(_ id: Int, _ data: Data) {
         let record = state.withLock { s -> StoredTask? in
-            guard !s.stopped, var record = s.records[id] else { return nil }
+            guard !s.stopped else { return nil }
+            guard var record = s.records[id] else {
+                s.pendingResume[id] = data  // taken by the row's first record
+                return nil
+            }
             record.resumeData = data
             s.records[id] = record
             return record
@@ -171,6 +182,7 @@ final class StoreKeeper: Sendable {
     func remove(_ id: Int) {
         state.withLock { s in
             s.deferred.remove(id)
+            s.pendingResume[id] = nil
             s.facts[id] = nil
             s.records[id] = nil
             s.marks[id] = nil

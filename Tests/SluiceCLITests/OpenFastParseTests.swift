@@ -38,7 +38,8 @@ import Testing
         for arguments in [["--help"], ["-h"], ["open", "--help"], ["-j"], ["-j", "x"], ["--bogus"], ["--", "http://h/"],
                           ["--jobs=5"], ["-dj", "5"], ["-j", "2", "-j", "3"], ["-d", "-d"], ["--download", "-d", "u"],
                           ["-H", "X: y", "u"], ["--background", "u"], ["--id", "x"], ["-g", "u"], ["--config", "f"],
-                          ["--version"], ["get", "u"], ["add", "u"], ["history"], ["daemon"], ["-i", "-"]] {
+                          ["--version"], ["get", "u"], ["add", "u"], ["history"], ["daemon"], ["-i", "-"],
+                          ["help"], ["help", "get"], ["help", "open"]] {
             #expect(fastParse(arguments) == nil, "\(arguments)")
         }
     }

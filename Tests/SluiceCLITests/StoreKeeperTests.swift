@@ -107,4 +107,30 @@ import Testing
         #expect(ended.state == .completed && ended.bytesReceived == 300)
         #expect(!keeper.hasDeferredRows)
     }
+
+    @Test func aCheckpointBeforeTheRowsFirstRecordGoesIntoIt() throws {
+        let state = try Scratch()
+        defer { state.remove() }
+        let store = try TaskStore(directory: state.path)
+        let keeper = StoreKeeper(store: store, deferral: 10, start: 0)
+        let id = try #require(keeper.allocate())
+        keeper.keep(id, facts: RowFacts(method: "GET", headers: [], kind: .download,
+                                        companions: DownloadCompanions(target: state.path + "/f.bin"), createdAt: 1))
+        var model = Model()
+        let second: UInt64 = 1_000_000_000
+        let events: [ModelEvent] = [
+            .added(id: id, url: "http://h/f.bin", kind: .download, requestHeaders: [], at: second),
+            .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: second, event: .stateChanged(.running))),
+            .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: second, event: .didResumeAtOffset(offset: 500, expected: 1000))),
+        ]
+        for event in events { model.apply(event) }
+        keeper.observe(events, model: model, now: second)
+        // A resumed download checkpoints at once, before the pass that makes its first record.
+        let checkpoint = Data("resume".utf8)
+        keeper.checkpointed(id, checkpoint)
+        keeper.observe([], model: model, now: 11 * second)
+        store.flush()
+        let stored = try #require(try store.all().first { $0.id == Int64(id) })
+        #expect(stored.state == .running && stored.resumeData == checkpoint)
+    }
 }
