@@ -14,23 +14,8 @@ enum GetFastParse {
     static func command(_ arguments: [String]) -> GetCommand? {
         guard arguments.first == GetCommand.configuration.commandName else { return nil }
         var scan = Scan()
-        var index = 1
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("-") else {
-                scan.urls.append(argument)
-                continue
-            }
-            if let flag = Flag(rawValue: argument) {
-                guard scan.set(flag) else { return nil }
-                continue
-            }
-            guard let option = Option(rawValue: argument), index < arguments.count, !arguments[index].hasPrefix("-")
-            else { return nil }
-            guard scan.set(option, arguments[index]) else { return nil }
-            index += 1
-        }
+        guard FastParse.walk(arguments.dropFirst(), url: { scan.urls.append($0) }, flag: { (flag: Flag) in scan.set(flag) },
+                             option: { (option: Option, value) in scan.set(option, value) }) else { return nil }
         return scan.command()
     }
 
@@ -71,13 +56,13 @@ enum GetFastParse {
         /// False for a flag given twice: ArgumentParser decides what that means.
         mutating func set(_ flag: Flag) -> Bool {
             switch flag {
-            case .force: return Self.once(&force)
-            case .trace: return Self.once(&trace)
-            case .harBodies: return Self.once(&harBodies)
-            case .netrc: return Self.once(&netrc)
-            case .insecure, .k: return Self.once(&insecure)
-            case .http1_1: return Self.once(&http1_1)
-            case .http2: return Self.once(&http2)
+            case .force: return FastParse.once(&force)
+            case .trace: return FastParse.once(&trace)
+            case .harBodies: return FastParse.once(&harBodies)
+            case .netrc: return FastParse.once(&netrc)
+            case .insecure, .k: return FastParse.once(&insecure)
+            case .http1_1: return FastParse.once(&http1_1)
+            case .http2: return FastParse.once(&http2)
             // Declared with `exclusivity: .chooseLast`, as curl takes the last of them.
             case .basic: serverAuth = .basic
             case .digest: serverAuth = .digest
@@ -92,26 +77,26 @@ enum GetFastParse {
         /// False for a single-valued option given twice or a value that does not convert.
         mutating func set(_ option: Option, _ value: String) -> Bool {
             switch option {
-            case .i: return Self.once(&inputFile, value)
-            case .j: return Self.once(&jobs, Int(argument: value))
-            case .outputDir: return Self.once(&outputDir, value)
-            case .o, .output: return Self.once(&output, value)
-            case .disposition: return Self.once(&disposition, DispositionOption(argument: value))
-            case .timeout: return Self.once(&timeout, Double(argument: value))
-            case .mermaid: return Self.once(&mermaid, value)
-            case .har: return Self.once(&har, value)
-            case .retry: return Self.once(&retry, Int(argument: value))
-            case .retryMaxTime: return Self.once(&retryMaxTime, Double(argument: value))
-            case .limitRate: return Self.once(&limitRate, value)
-            case .split: return Self.once(&split, Int(argument: value))
-            case .checksum: return Self.once(&checksum, ChecksumOption(argument: value))
-            case .X, .request, .method: return Self.once(&method, value)
-            case .u, .user: return Self.once(&user, value)
-            case .c, .cookieJar: return Self.once(&cookieJar, value)
-            case .x, .proxy: return Self.once(&proxy, value)
-            case .U, .proxyUser: return Self.once(&proxyUser, value)
-            case .noProxy: return Self.once(&noProxy, value)
-            case .caCert: return Self.once(&caCert, value)
+            case .i: return FastParse.once(&inputFile, value)
+            case .j: return FastParse.once(&jobs, Int(argument: value))
+            case .outputDir: return FastParse.once(&outputDir, value)
+            case .o, .output: return FastParse.once(&output, value)
+            case .disposition: return FastParse.once(&disposition, DispositionOption(argument: value))
+            case .timeout: return FastParse.once(&timeout, Double(argument: value))
+            case .mermaid: return FastParse.once(&mermaid, value)
+            case .har: return FastParse.once(&har, value)
+            case .retry: return FastParse.once(&retry, Int(argument: value))
+            case .retryMaxTime: return FastParse.once(&retryMaxTime, Double(argument: value))
+            case .limitRate: return FastParse.once(&limitRate, value)
+            case .split: return FastParse.once(&split, Int(argument: value))
+            case .checksum: return FastParse.once(&checksum, ChecksumOption(argument: value))
+            case .X, .request, .method: return FastParse.once(&method, value)
+            case .u, .user: return FastParse.once(&user, value)
+            case .c, .cookieJar: return FastParse.once(&cookieJar, value)
+            case .x, .proxy: return FastParse.once(&proxy, value)
+            case .U, .proxyUser: return FastParse.once(&proxyUser, value)
+            case .noProxy: return FastParse.once(&noProxy, value)
+            case .caCert: return FastParse.once(&caCert, value)
             case .mirrors: mirrors.append(value)
             case .H, .header: headers.append(value)
             case .data: data.append(value)
@@ -119,18 +104,6 @@ enum GetFastParse {
             case .b, .cookie: cookies.append(value)
             case .d: shortData.append(value)
             }
-            return true
-        }
-
-        private static func once<T>(_ field: inout T?, _ value: T?) -> Bool {
-            guard field == nil, let value else { return false }
-            field = value
-            return true
-        }
-
-        private static func once(_ field: inout Bool) -> Bool {
-            guard !field else { return false }
-            field = true
             return true
         }
 

@@ -19,18 +19,8 @@ enum OpenFastParse {
             return nil  // another command's line, or ArgumentParser's own `help` command
         }
         var scan = Scan()
-        while let argument = rest.popFirst() {
-            guard argument.hasPrefix("-") else {
-                scan.urls.append(argument)
-                continue
-            }
-            if let flag = Flag(rawValue: argument) {
-                guard scan.set(flag) else { return nil }
-                continue
-            }
-            guard let option = Option(rawValue: argument), let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
-            guard scan.set(option, value) else { return nil }
-        }
+        guard FastParse.walk(rest, url: { scan.urls.append($0) }, flag: { (flag: Flag) in scan.set(flag) },
+                             option: { (option: Option, value) in scan.set(option, value) }) else { return nil }
         return scan.command()
     }
 
@@ -58,42 +48,30 @@ enum OpenFastParse {
         /// False for a flag given twice: ArgumentParser decides what that means.
         mutating func set(_ flag: Flag) -> Bool {
             switch flag {
-            case .d, .download: Self.once(&download)
-            case .ask: Self.once(&ask)
-            case .fresh: Self.once(&fresh)
-            case .exitWhenDone: Self.once(&exitWhenDone)
-            case .notify: Self.once(&notify)
+            case .d, .download: FastParse.once(&download)
+            case .ask: FastParse.once(&ask)
+            case .fresh: FastParse.once(&fresh)
+            case .exitWhenDone: FastParse.once(&exitWhenDone)
+            case .notify: FastParse.once(&notify)
             }
         }
 
         /// False for a single-valued option given twice or a value that does not convert.
         mutating func set(_ option: Option, _ value: String) -> Bool {
             switch option {
-            case .i: Self.once(&inputFile, value)
-            case .j: Self.once(&jobs, Int(argument: value))
-            case .perHost: Self.once(&perHost, Int(argument: value))
-            case .split: Self.once(&split, Int(argument: value))
-            case .outputDir: Self.once(&outputDir, value)
-            case .theme: Self.once(&theme, value)
-            case .retry: Self.once(&retry, Int(argument: value))
-            case .retryMaxTime: Self.once(&retryMaxTime, Double(argument: value))
-            case .limitRate: Self.once(&limitRate, value)
-            case .onComplete: Self.once(&onComplete, value)
-            case .onError: Self.once(&onError, value)
-            case .onQueueEmpty: Self.once(&onQueueEmpty, value)
+            case .i: FastParse.once(&inputFile, value)
+            case .j: FastParse.once(&jobs, Int(argument: value))
+            case .perHost: FastParse.once(&perHost, Int(argument: value))
+            case .split: FastParse.once(&split, Int(argument: value))
+            case .outputDir: FastParse.once(&outputDir, value)
+            case .theme: FastParse.once(&theme, value)
+            case .retry: FastParse.once(&retry, Int(argument: value))
+            case .retryMaxTime: FastParse.once(&retryMaxTime, Double(argument: value))
+            case .limitRate: FastParse.once(&limitRate, value)
+            case .onComplete: FastParse.once(&onComplete, value)
+            case .onError: FastParse.once(&onError, value)
+            case .onQueueEmpty: FastParse.once(&onQueueEmpty, value)
             }
-        }
-
-        private static func once<T>(_ field: inout T?, _ value: T?) -> Bool {
-            guard field == nil, let value else { return false }
-            field = value
-            return true
-        }
-
-        private static func once(_ field: inout Bool) -> Bool {
-            guard !field else { return false }
-            field = true
-            return true
         }
 
         /// The command with every property set: a property-wrapper left unset would stop the program when read.

@@ -74,7 +74,8 @@ extension StoredTask {
         return text + "]"
     }
 
-    /// `string` as a JSON string: quote, backslash and control characters escaped, everything else as it is.
+    /// `string` as a JSON string: quote, backslash and control characters escaped, everything else as it is. Not
+    /// SluiceViewModel's `JSONText.quote`: the store depends on no part of the engine or the view model.
     static func appendJSONString(_ string: String, to text: inout String) {
         text += "\""
         var plain = string.unicodeScalars.startIndex

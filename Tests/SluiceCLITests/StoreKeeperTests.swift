@@ -67,11 +67,7 @@ import Testing
     @Test func aRowStillGoingWaitsForThePassAndAnEndedRowIsWrittenAtOnce() throws {
         let state = try Scratch()
         defer { state.remove() }
-        let store = try TaskStore(directory: state.path)
-        let keeper = StoreKeeper(store: store, deferral: 10, start: 0)
-        let id = try #require(keeper.allocate())
-        keeper.keep(id, facts: RowFacts(method: "GET", headers: [], kind: .download,
-                                        companions: DownloadCompanions(target: state.path + "/f.bin"), createdAt: 1))
+        let (store, keeper, id) = try deferringKeeper(in: state)
         var model = Model()
         let second: UInt64 = 1_000_000_000
         func engine(_ event: TaskEvent, at time: UInt64) -> ModelEvent {
@@ -111,11 +107,7 @@ import Testing
     @Test func aCheckpointBeforeTheRowsFirstRecordGoesIntoIt() throws {
         let state = try Scratch()
         defer { state.remove() }
-        let store = try TaskStore(directory: state.path)
-        let keeper = StoreKeeper(store: store, deferral: 10, start: 0)
-        let id = try #require(keeper.allocate())
-        keeper.keep(id, facts: RowFacts(method: "GET", headers: [], kind: .download,
-                                        companions: DownloadCompanions(target: state.path + "/f.bin"), createdAt: 1))
+        let (store, keeper, id) = try deferringKeeper(in: state)
         var model = Model()
         let second: UInt64 = 1_000_000_000
         let events: [ModelEvent] = [
@@ -132,5 +124,15 @@ import Testing
         store.flush()
         let stored = try #require(try store.all().first { $0.id == Int64(id) })
         #expect(stored.state == .running && stored.resumeData == checkpoint)
+    }
+
+    /// A store, a keeper whose passes are 10 s apart from time 0, and one download row it keeps.
+    private func deferringKeeper(in state: Scratch) throws -> (TaskStore, StoreKeeper, Int) {
+        let store = try TaskStore(directory: state.path)
+        let keeper = StoreKeeper(store: store, deferral: 10, start: 0)
+        let id = try #require(keeper.allocate())
+        keeper.keep(id, facts: RowFacts(method: "GET", headers: [], kind: .download,
+                                        companions: DownloadCompanions(target: state.path + "/f.bin"), createdAt: 1))
+        return (store, keeper, id)
     }
 }

@@ -163,3 +163,16 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         Thread.detachNewThread { continuation.resume(returning: work()) }
     }
 }
+
+/// A small seeded generator, so that every run tries the same lists.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(below bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
