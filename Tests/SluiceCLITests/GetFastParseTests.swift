@@ -38,13 +38,13 @@ import Testing
     /// own: tens of seconds of parsing in a debug build held one of Swift concurrency's few threads, and other tests'
     /// awaits and streams waited past their deadlines.
     @Test func bothParsesAgreeOverManyArgumentLists() async {
-        let (taken, left, failures) = await offThePool { Self.compareParses() }
+        let (taken, left, failures) = await offThePool { Self.generatedLines() }
         #expect(failures.isEmpty, "\(failures.count) lists differ: \(failures.prefix(5))")
         // Both kinds must occur often, or the comparison says little.
         #expect(taken > 300 && left > 300, "taken \(taken), left \(left)")
     }
 
-    private static func compareParses() -> (taken: Int, left: Int, failures: [String]) {
+    private static func generatedLines() -> (taken: Int, left: Int, failures: [String]) {
         let names = ["-i", "-j", "--output-dir", "-o", "--output", "--force", "--disposition", "--trace", "--timeout",
                      "--mermaid", "--har", "--har-bodies", "--retry", "--retry-max-time", "--limit-rate", "--split",
                      "--mirrors", "--checksum", "-H", "--header", "-X", "--request", "--method", "--data", "--data-binary",
@@ -55,33 +55,7 @@ import Testing
                      "--jobs", "-h", "--help", "--", "-kf", "--timeout=3", "--bogus", "-", "-5"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "allow", "cancel",
                       "becomeDownload", "md5=0123456789abcdef0123456789abcdef", "sha256=zz", "a:b", "@file", "X: y", "2M"]
-        var random = SplitMix(seed: 13)
-        var taken = 0
-        var left = 0
-        var failures: [String] = []
-        for _ in 0..<1000 {
-            var arguments = ["get"]
-            for _ in 0..<random.next(below: 7) {
-                if random.next(below: 3) == 0 {
-                    arguments.append(values[random.next(below: values.count)])
-                } else {
-                    arguments.append(names[random.next(below: names.count)])
-                    if random.next(below: 5) != 0 { arguments.append(values[random.next(below: values.count)]) }
-                }
-            }
-            guard let fast = GetFastParse.command(arguments) else {
-                left += 1
-                continue
-            }
-            taken += 1
-            guard let tree = try? GetCommand.parse(Array(arguments.dropFirst())) else {
-                failures.append("\(arguments): only the fast way takes it")
-                continue
-            }
-            let fastText = String(describing: fast)
-            if fastText != String(describing: tree) { failures.append("\(arguments): the commands differ") }
-            if fastText.contains("*definition*") { failures.append("\(arguments): a property is left unset") }
-        }
-        return (taken, left, failures)
+        return compareParses(count: 1000, seed: 13, first: { _ in ["get"] }, names: names, values: values,
+                             fast: GetFastParse.command, tree: { try? GetCommand.parse(Array($0.dropFirst())) })
     }
 }

@@ -49,46 +49,21 @@ import Testing
     /// set. On a thread of its own: the tree's parse of each takes tens of milliseconds in a debug build, long
     /// enough to hold one of Swift concurrency's few threads from other tests.
     @Test func bothParsesAgreeOverManyArgumentLists() async {
-        let (taken, left, failures) = await offThePool { Self.compareParses() }
+        let (taken, left, failures) = await offThePool { Self.generatedLines() }
         #expect(failures.isEmpty, "\(failures.count) lists differ: \(failures.prefix(5))")
         // Both kinds must occur often, or the comparison says little.
         #expect(taken > 120 && left > 120, "taken \(taken), left \(left)")
     }
 
-    private static func compareParses() -> (taken: Int, left: Int, failures: [String]) {
+    private static func generatedLines() -> (taken: Int, left: Int, failures: [String]) {
         let names = ["-i", "-j", "--per-host", "--split", "--output-dir", "--theme", "--retry", "--retry-max-time",
                      "--limit-rate", "--on-complete", "--on-error", "--on-queue-empty", "-d", "--download", "--ask",
                      "--fresh", "--exit-when-done", "--notify",
                      // not read by the fast way
                      "--jobs", "-h", "--", "-dj", "--retry=3", "--bogus", "-", "-5", "-H", "--background", "--hook-timeout"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "2M", "x.txt", "echo hi"]
-        var random = SplitMix(seed: 29)
-        var taken = 0
-        var left = 0
-        var failures: [String] = []
-        for round in 0..<400 {
-            var arguments = round % 2 == 0 ? ["open"] : []
-            for _ in 0..<random.next(below: 7) {
-                if random.next(below: 3) == 0 {
-                    arguments.append(values[random.next(below: values.count)])
-                } else {
-                    arguments.append(names[random.next(below: names.count)])
-                    if random.next(below: 5) != 0 { arguments.append(values[random.next(below: values.count)]) }
-                }
-            }
-            guard let fast = OpenFastParse.command(arguments, subcommands: subcommands) else {
-                left += 1
-                continue
-            }
-            taken += 1
-            guard let tree = (try? SluiceCommand.parseAsRoot(arguments)) as? OpenCommand else {
-                failures.append("\(arguments): only the fast way takes it")
-                continue
-            }
-            let fastText = String(describing: fast)
-            if fastText != String(describing: tree) { failures.append("\(arguments): the commands differ") }
-            if fastText.contains("*definition*") { failures.append("\(arguments): a property is left unset") }
-        }
-        return (taken, left, failures)
+        return compareParses(count: 400, seed: 29, first: { $0 % 2 == 0 ? ["open"] : [] }, names: names, values: values,
+                             fast: { OpenFastParse.command($0, subcommands: subcommands) },
+                             tree: { (try? SluiceCommand.parseAsRoot($0)) as? OpenCommand })
     }
 }

@@ -176,3 +176,38 @@ struct SplitMix {
         return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
+
+/// Compares a hand-read parse with ArgumentParser's over `count` generated lines: each starts with `first(n)` and
+/// has up to six words, option names (most with a value after them) and bare values. Returns how many lines the
+/// fast way took and left, and what differed: a line only the fast way takes, another command, or a property left
+/// unset (`*definition*`, which stops the program when read).
+func compareParses<Command>(count: Int, seed: UInt64, first: (Int) -> [String], names: [String], values: [String],
+                            fast: ([String]) -> Command?, tree: ([String]) -> Command?) -> (taken: Int, left: Int, failures: [String]) {
+    var random = SplitMix(seed: seed)
+    var taken = 0, left = 0
+    var failures: [String] = []
+    for round in 0..<count {
+        var arguments = first(round)
+        for _ in 0..<random.next(below: 7) {
+            if random.next(below: 3) == 0 {
+                arguments.append(values[random.next(below: values.count)])
+            } else {
+                arguments.append(names[random.next(below: names.count)])
+                if random.next(below: 5) != 0 { arguments.append(values[random.next(below: values.count)]) }
+            }
+        }
+        guard let fastCommand = fast(arguments) else {
+            left += 1
+            continue
+        }
+        taken += 1
+        guard let treeCommand = tree(arguments) else {
+            failures.append("\(arguments): only the fast way takes it")
+            continue
+        }
+        let fastText = String(describing: fastCommand)
+        if fastText != String(describing: treeCommand) { failures.append("\(arguments): the commands differ") }
+        if fastText.contains("*definition*") { failures.append("\(arguments): a property is left unset") }
+    }
+    return (taken, left, failures)
+}
