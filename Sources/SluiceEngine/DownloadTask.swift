@@ -19,6 +19,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     private let resumeFrom: ResumeData?
     /// Opened on the loop thread before the first byte, then used on the writer queue only.
     private var file: DownloadFile?
+    /// Set (releasing) once `file` and the offsets are in place: a checkpoint asked for a task not started yet (a
+    /// retry's new task waiting its turn, which the delegate's sweep can reach) reads them only after this (acquiring),
+    /// never while the loop thread writes them.
+    private let fileOpened = Atomic<Bool>(false)
     private let splitSetting: Atomic<Int>
     private let minimumSegment = Atomic<Int64>(1 << 20)
     /// The split chosen at the response (loop thread), handed to the writer queue with the first request's end.
@@ -79,6 +83,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                    lifecycle: TaskLifecycle(continuing: dataTask.state))
         setCurrentRequest(dataTask.currentRequest)
         inheritResponse(dataTask.response)
+        fileOpened.store(true, ordering: .releasing)  // the data task's file, open already
         let expected = dataTask.countOfBytesExpectedToReceive
         expectedTotal.store(expected >= 0 ? max(0, expected - received) : Response.unknownLength, ordering: .relaxed)
     }
@@ -176,7 +181,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// or has ended. Cheap enough for once a second; each call costs one fdatasync.
     public func checkpoint(_ handler: @escaping @Sendable (Data?) -> Void) {
         writer.async { [self] in
-            guard !resumeDataRequest.withLock({ $0.closed }), writeFailure == nil, let file,
+            guard fileOpened.load(ordering: .acquiring), !resumeDataRequest.withLock({ $0.closed }), writeFailure == nil, let file,
                   originalRequest.method.uppercased() == "GET", let status = response?.statusCode,
                   status == 200 || status == 206, file.sync() else { return handler(nil) }
             handler(makeResumeData(file))
@@ -215,6 +220,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         }
         let done = resumedSegments.flatMap { ranges in resumeFrom?.expectedLength.map { $0 - ranges.reduce(0) { $0 + $1.1 - $1.0 } } }
         written.store(done ?? startOffset, ordering: .relaxed)
+        fileOpened.store(true, ordering: .releasing)
     }
 
     override func admit(_ response: Response) -> TransferError? {
