@@ -115,9 +115,7 @@ final class StoreKeeper: Sendable {
             }
             if now >= s.lastPass && now - s.lastPass >= deferral {
                 s.lastPass = now
-                let due = s.deferred
-                s.deferred = []
-                return Self.records(of: due, model: model, clock: clock, in: &s)
+                return Self.recordsOfDeferred(model: model, clock: clock, in: &s)
             }
             // Before the pass is due, only the rows that ended (and any row the model no longer has, for nothing).
             let ended = touched.filter { id in model.row(id).map { $0.state == .completed } ?? true }
@@ -136,11 +134,16 @@ final class StoreKeeper: Sendable {
     func settle(model: Model) {
         let writes = state.withLock { s -> [StoredTask] in
             guard !s.stopped, !s.deferred.isEmpty else { return [] }
-            let due = s.deferred
-            s.deferred = []
-            return Self.records(of: due, model: model, clock: Self.wallClock(), in: &s)
+            return Self.recordsOfDeferred(model: model, clock: Self.wallClock(), in: &s)
         }
         if !writes.isEmpty { store.update(writes) }
+    }
+
+    /// Every deferred row's record, the deferred set emptied.
+    private static func recordsOfDeferred(model: Model, clock: Double, in s: inout State) -> [StoredTask] {
+        let due = s.deferred
+        s.deferred = []
+        return records(of: due, model: model, clock: clock, in: &s)
     }
 
     /// The records of `ids` that differ from what was last written; kept as the last written.

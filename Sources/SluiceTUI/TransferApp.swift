@@ -304,10 +304,7 @@ public final class TransferApp: Sendable {
             }
             if !lines.isEmpty { print(lines.joined(separator: "\n")) }
             if periodic { lastPrint = now }
-            if stop.isSet {
-                keeper?.settle(model: model)
-                cancelAll()
-            }
+            if stop.isSet { quit(model: model) }
             // Every task posts its row before it starts, so the model alone says when all have completed.
             if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return }
             let spent = DispatchTime.now().uptimeNanoseconds &- now
