@@ -21,6 +21,8 @@ public enum InterfaceLoop {
         defer { screen.stop() }
         var model = Model()
         var flows = FlowLog()
+        // The loop is its process's last act: what it built is not freed row by row on the way out.
+        defer { KeptUntilExit.keep(model); KeptUntilExit.keep(flows) }
         var ui = start
         ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
         var lastDraw: UInt64 = 0

@@ -118,7 +118,7 @@ final class StoreKeeper: Sendable {
                 return Self.recordsOfDeferred(model: model, clock: clock, in: &s)
             }
             // Before the pass is due, only the rows that ended (and any row the model no longer has, for nothing).
-            let ended = touched.filter { id in model.row(id).map { $0.state == .completed } ?? true }
+            let ended = touched.filter { id in model.position(of: id).map { model.rows[$0].state == .completed } ?? true }
             guard !ended.isEmpty else { return [] }
             s.deferred.subtract(ended)
             return Self.records(of: ended, model: model, clock: clock, in: &s)
@@ -150,14 +150,16 @@ final class StoreKeeper: Sendable {
     private static func records(of ids: Set<Int>, model: Model, clock: Double, in s: inout State) -> [StoredTask] {
         var writes: [StoredTask] = []
         for id in ids {
-            guard let facts = s.facts[id], let row = model.row(id) else { continue }
+            guard let facts = s.facts[id], let position = model.position(of: id) else { continue }
             let previous = s.records[id]
-            var record = StoredRow.record(row, facts: facts, previous: previous, wallClock: clock, written: s.marks[id])
+            var record = StoredRow.record(model.rows[position], facts: facts, previous: previous, wallClock: clock,
+                                          written: s.marks[id])
             // As `StoredRow.record` keeps a checkpoint: not for a file in place or a cancelled row.
-            if previous == nil, let resume = s.pendingResume.removeValue(forKey: id), row.savedPath == nil, record.state != .cancelled {
+            if previous == nil, let resume = s.pendingResume.removeValue(forKey: id), model.rows[position].savedPath == nil,
+               record.state != .cancelled {
                 record.resumeData = resume
             }
-            s.marks[id] = TimelineMark(row.timeline)
+            s.marks[id] = TimelineMark(model.rows[position].timeline)
             if record != previous {
                 s.records[id] = record
                 writes.append(record)

@@ -105,14 +105,27 @@ enum StoredRow {
         return text
     }
 
+    /// The digits go into a buffer from the right and join the text in one append (a string for the whole part and
+    /// an append per digit were a third of a record's timeline text).
     static func appendSeconds(nanoseconds: UInt64, to text: inout String) {
-        let milliseconds = nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 >= 500_000 ? 1 : 0)
-        text += String(milliseconds / 1000)
-        let fraction = milliseconds % 1000
-        text += "."
-        text.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(fraction / 100)))
-        text.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(fraction / 10 % 10)))
-        text.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(fraction % 10)))
+        var value = nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 >= 500_000 ? 1 : 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+            var start = digits.count
+            func put(_ byte: UInt8) {
+                start -= 1
+                digits[start] = byte
+            }
+            for _ in 0..<3 {
+                put(UInt8(ascii: "0") + UInt8(value % 10))
+                value /= 10
+            }
+            put(UInt8(ascii: "."))
+            repeat {
+                put(UInt8(ascii: "0") + UInt8(value % 10))
+                value /= 10
+            } while value > 0
+            text += String(decoding: UnsafeBufferPointer(rebasing: digits[start...]), as: UTF8.self)
+        }
     }
 
     static func state(of row: TaskRow) -> StoredTask.State {

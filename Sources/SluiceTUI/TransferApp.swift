@@ -272,6 +272,7 @@ public final class TransferApp: Sendable {
     /// at once, joined by newlines (one write for the many tasks a pass can see end, not one each).
     public func runPlain(stop: StopFlag, print: (String) -> Void) {
         var model = Model()
+        defer { KeptUntilExit.keep(model) }  // the plain mode is its command's last act (see KeptUntilExit)
         var reported: Set<Int> = []
         var lastPrint: UInt64 = 0
         // Woken by the first event after a drain rather than polling: the last task's end is seen at once. At

@@ -28,6 +28,10 @@ public struct Model: Equatable, Sendable {
 
     public func row(_ id: Int) -> TaskRow? { index[id].map { rows[$0] } }
 
+    /// Where the row is in `rows`: for a reader of a few fields, which `row(_:)` would copy whole (a retain for
+    /// every string and array in it) to read.
+    public func position(of id: Int) -> Int? { index[id] }
+
     public var selected: TaskRow? { selectedID.flatMap(row) }
 
     /// The rows to show, filtered and sorted.
