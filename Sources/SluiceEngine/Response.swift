@@ -29,11 +29,7 @@ public struct Response: Sendable, Equatable, Codable {
     }
 
     /// The media type without parameters, lowercased: "text/html".
-    public var mimeType: String? {
-        guard let type = headers["Content-Type"] else { return nil }
-        let bare = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmedSpaces() }
-        return bare.flatMap { $0.isEmpty ? nil : $0.lowercased() }
-    }
+    public var mimeType: String? { headers["Content-Type"].flatMap(MediaType.bare) }
 
     public var textEncodingName: String? { headers["Content-Type"].flatMap { MediaType.parameter("charset", in: $0) } }
 
@@ -50,6 +46,21 @@ public struct Response: Sendable, Equatable, Codable {
 
 /// Parameter lookup in header values such as `multipart/x-mixed-replace; boundary="abc"`.
 enum MediaType {
+    /// The type before any parameters, without the spaces and tabs around it, lowercased; nil when that is empty.
+    /// Read as bytes: the model asks for every response's, and splitting, trimming and lowercasing by Character
+    /// cost more than the rest of taking in the response.
+    static func bare(_ value: String) -> String? {
+        let bytes = value.utf8
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        guard let first = bytes[..<end].firstIndex(where: { !isBlank($0) }),
+              let last = bytes[first..<end].lastIndex(where: { !isBlank($0) }) else { return nil }
+        // Both ends border an ASCII byte or the string's ends, so they fall between scalars.
+        let type = Substring(bytes[first...last])
+        let asIs = type.utf8.allSatisfy { $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
+        return asIs ? String(type) : type.lowercased()
+    }
+
     static func parameter(_ name: String, in value: String) -> String? {
         for piece in value.split(separator: ";").dropFirst() {
             let pair = piece.split(separator: "=", maxSplits: 1)

@@ -72,6 +72,10 @@ import Testing
                          expectedContentLength: 10)
         #expect(r.mimeType == "text/plain")
         #expect(r.textEncodingName == "latin1")
+        for (value, bare) in [(" \tText/HTML \t; charset=x", "text/html"), ("text/plain", "text/plain"), (";a=b", nil),
+                              (" \t ", nil), ("", nil), ("tÉxt/é ;q", "téxt/é"), ("a/ß\t", "a/ß"), ("a/b c", "a/b c")] {
+            #expect(MediaType.bare(value) == bare, "\(value)")
+        }
         #expect(r.suggestedFilename == "report.pdf")
     }
 }
