@@ -110,7 +110,6 @@ struct OpenCommand: ParsableCommand {
                               hostLimit: { [config] host in perHostTyped ? nil : config.connections(forHost: host) },
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
-        KeptUntilExit.keep(app)  // its tasks and rows are not freed one by one on the way out
         app.restore(records)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
         // would merge a repeat only while the first runs, and save a second copy once it had ended.
