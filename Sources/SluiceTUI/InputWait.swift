@@ -18,8 +18,9 @@ enum InputWait {
     }
 
     /// Waits at most `timeout` milliseconds for `input` or `wake`, heeding `wake` no sooner than `notBefore`
-    /// milliseconds from now (0: at once).
-    static func wait(input: Int32, wake: WakeSignal?, timeout: Int32, notBefore: Int32 = 0) -> Reason {
+    /// milliseconds from now (0: at once). `urgent` is heeded at once, as a key is (the last task has ended).
+    static func wait(input: Int32, wake: WakeSignal?, urgent: WakeSignal? = nil, timeout: Int32,
+                     notBefore: Int32 = 0) -> Reason {
         let start = DispatchTime.now().uptimeNanoseconds
         let deadline = start + UInt64(max(0, timeout)) * 1_000_000
         let wakeFrom = start + UInt64(max(0, min(notBefore, timeout))) * 1_000_000
@@ -29,12 +30,18 @@ enum InputWait {
             let heedWake = wake != nil && now >= wakeFrom
             let until = heedWake || wake == nil ? deadline : wakeFrom
             let milliseconds = Int32(clamping: (until > now ? until - now : 0) / 1_000_000 + (until > now ? 1 : 0))
-            var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: urgent?.fd ?? -1, events: Int16(POLLIN), revents: 0)]  // a negative fd is skipped
             if heedWake, let wake { fds.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), milliseconds)
             if ready < 0 { return errno == EINTR ? .interrupted : .timeout }
             if fds[0].revents != 0 { return .input }
-            if fds.count > 1, fds[1].revents != 0 {
+            if fds[1].revents != 0 {
+                urgent?.clear()
+                wake?.clear()  // what it announced is drained by the same pass
+                return .wake
+            }
+            if fds.count > 2, fds[2].revents != 0 {
                 wake?.clear()
                 return .wake
             }

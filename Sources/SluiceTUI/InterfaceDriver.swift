@@ -28,4 +28,13 @@ public protocol InterfaceDriver: AnyObject {
     var isDone: Bool { get }
     /// Calls `wake` (from another thread) when something arrives while nothing was waiting to be drained.
     func onEvents(_ wake: @escaping @Sendable () -> Void)
+    /// Calls `wake` (from another thread) when the last task running or queued has ended and no retry is pending:
+    /// the loop takes that at once rather than at its next paced pass, so `--exit-when-done` exits when the work
+    /// does. A hint: the loop still asks `isDone`.
+    func onIdle(_ wake: @escaping @Sendable () -> Void)
+}
+
+extension InterfaceDriver {
+    /// A daemon's tasks are never done for the attached screen.
+    public func onIdle(_ wake: @escaping @Sendable () -> Void) {}
 }

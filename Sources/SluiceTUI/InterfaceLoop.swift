@@ -34,11 +34,14 @@ public enum InterfaceLoop {
         // of the last transfer is seen when it happens, not at the next timeout.
         let wake = WakeSignal()
         if let wake { driver.onEvents { wake.signal() } }
+        // The last task's end is taken at once, not after the pause between passes.
+        let idle = WakeSignal()
+        if let idle { driver.onIdle { idle.signal() } }
         var lastPass: UInt64 = 0
         while !stop.isSet {
             if let reason = driver.ended { return reason }
             let sinceLastPass = (DispatchTime.now().uptimeNanoseconds &- lastPass) / 1_000_000
-            _ = InputWait.wait(input: STDIN_FILENO, wake: wake, timeout: 50,
+            _ = InputWait.wait(input: STDIN_FILENO, wake: wake, urgent: idle, timeout: 50,
                                notBefore: sinceLastPass >= 10 ? 0 : Int32(10 - sinceLastPass))
             // Every key already typed (a paste is thousands) is handled before the next frame is drawn.
             var keys: [Key] = []

@@ -27,6 +27,9 @@ struct StartQueue: Sendable {
 
     var waitingCount: Int { waitingSet.count }
 
+    /// Nothing runs and nothing waits.
+    var isIdle: Bool { running.isEmpty && waitingSet.isEmpty }
+
     /// The ids waiting, first to start first.
     var queued: [Int] { waiting[next...].filter { waitingSet.contains($0) } }
 

@@ -77,6 +77,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     let onCheckpoint = Locked<(@Sendable (Int, Data) -> Void)?>(nil)
     /// Told when a row has ended for good (no retry follows), and whether nothing else is left to run.
     let onEnded = Locked<(@Sendable (EndedTask, _ queueEmpty: Bool) -> Void)?>(nil)
+    /// Told when a completion leaves the queue with nothing running or waiting and no retry pending (after that
+    /// task's events are posted): the screen's loop looks at once (see `InterfaceDriver.onIdle`).
+    let onIdle = Locked<(@Sendable () -> Void)?>(nil)
     /// Gives a new row its id: the store's, when there is one, so that ids mean the same task across runs.
     private let allocateRow: (@Sendable () -> Int?)?
 
@@ -381,7 +384,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         let now = StoreKeeper.wallClock()
-        let (id, starting, companions, decision, stopping) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?, Bool) in
+        let (id, starting, companions, decision, stopping, idle) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?, Bool, Bool) in
             let id = s.row(of: task)
             s.handlers[id] = nil
             _ = s.release(id)
@@ -402,7 +405,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                 s.deciding.remove(id)
                 if let url = managed?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             }
-            return (id, s.queue.finished(id).compactMap { s.rows[$0]?.task }, managed?.companions, decision, quiet)
+            let starting = s.queue.finished(id).compactMap { s.rows[$0]?.task }
+            let idle = starting.isEmpty && s.queue.isIdle && s.deciding.isEmpty && s.waiting.isEmpty
+            return (id, starting, managed?.companions, decision, quiet, idle)
         }
         if case .retry(let delay, let attempt, let of, let reason) = decision {
             if let companions, let data = error?.resumeData { companions.saveResume(data) }
@@ -426,6 +431,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         if case .retry? = decision { retrying = true } else { retrying = false }
         if !stopping && !retrying { tellEnded(id, task, error) }
         for next in starting { next.resume() }  // outside the lock: resuming calls into the session
+        if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
 
     /// The hooks hear how the row ended, and whether it was the last thing to run.

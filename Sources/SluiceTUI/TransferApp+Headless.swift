@@ -25,6 +25,9 @@ extension TransferApp {
     /// drains then, and sleeps the rest of the time.
     public func onEvents(_ wake: @escaping @Sendable () -> Void) { inbox.onFirstEvent(wake) }
 
+    /// Calls `wake` (on the delegate queue) when a completion leaves nothing running, queued or about to retry.
+    public func onIdle(_ wake: @escaping @Sendable () -> Void) { delegate.onIdle.withLock { $0 = wake } }
+
     /// Moves what the engine reported into `model` and the store, as the UI's loop does; returns the events.
     public func drainEvents(into model: inout Model) -> [ModelEvent] {
         let events = inbox.take()

@@ -280,6 +280,9 @@ public final class TransferApp: Sendable {
         // in a quiet moment is taken at once. One pass every 100 ms for Ctrl-C.
         let arrived = DispatchSemaphore(value: 0)
         inbox.onFirstEvent { arrived.signal() }
+        // The pause ends early when the last task has ended: the command exits when its work does.
+        let idle = DispatchSemaphore(value: 0)
+        onIdle { idle.signal() }
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
             _ = drain(into: &model)
@@ -309,7 +312,7 @@ public final class TransferApp: Sendable {
             // Every task posts its row before it starts, so the model alone says when all have completed.
             if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return }
             let spent = DispatchTime.now().uptimeNanoseconds &- now
-            if spent < 10_000_000 { usleep(UInt32((10_000_000 - spent) / 1000)) }
+            if spent < 10_000_000 { _ = idle.wait(timeout: .now() + .nanoseconds(Int(10_000_000 - spent))) }
             _ = arrived.wait(timeout: .now() + .milliseconds(100))
         }
     }

@@ -4,6 +4,7 @@
 import Dispatch
 import Foundation
 import SluiceEngine
+import SluiceLock
 import SluiceScenarioServer
 import SluiceStore
 @testable import SluiceTUI
@@ -39,6 +40,29 @@ import Testing
         _ = await runToTheEnd(app)
         #expect(dir.entries == ["a.bin", "b.bin", "c.bin"], "\(dir.entries)")
         #expect(FileManager.default.contents(atPath: dir.path + "/c.bin") == pattern(300_000))
+    }
+
+    @Test func theAppSaysWhenNothingIsLeftToRunOnceTheLastTaskHasEnded() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 1)  // each end but the last starts the next
+        let told = DispatchSemaphore(value: 0)
+        let seen = Locked<[Bool]>([])  // at each call: whether every task had completed
+        app.onIdle {
+            seen.withLock { $0.append(app.allCompleted) }
+            told.signal()
+        }
+        for n in [1_000, 2_000, 3_000] {
+            guard case .success = app.add(server.url("/bytes/\(n)").absoluteString, kind: .download) else {
+                Issue.record("refused")
+                return
+            }
+        }
+        let said = await offThePool { told.wait(timeout: .now() + 30) == .success }
+        #expect(said)
+        #expect(seen.withLock { $0 } == [true])
+        app.session.invalidateAndCancel()
     }
 
     @Test func twoURLsOfOneNameGetTwoFilesNeverOnePartialFile() async throws {

@@ -56,6 +56,20 @@ struct InputWaitTests {
         #expect(DispatchTime.now().uptimeNanoseconds - start >= 5_000_000)
     }
 
+    @Test func theLastTasksEndIsHeededAtOnceAndTakesTheWakeWithIt() throws {
+        let input = try Pipe()
+        let wake = try #require(WakeSignal())
+        let urgent = try #require(WakeSignal())
+        wake.signal()
+        urgent.signal()
+        // Neither the wake's turn (1 s) nor the limit (1 s) has come: only the urgent signal can end this wait.
+        let start = DispatchTime.now().uptimeNanoseconds
+        #expect(InputWait.wait(input: input.read, wake: wake, urgent: urgent, timeout: 1000, notBefore: 1000) == .wake)
+        #expect(DispatchTime.now().uptimeNanoseconds - start < 900_000_000)
+        // Both were taken back: the same pass drains what the wake announced.
+        #expect(InputWait.wait(input: input.read, wake: wake, urgent: urgent, timeout: 0) == .timeout)
+    }
+
     @Test func withNothingTheWaitEndsAtItsTimeout() throws {
         let input = try Pipe()
         #expect(InputWait.wait(input: input.read, wake: nil, timeout: 5) == .timeout)
