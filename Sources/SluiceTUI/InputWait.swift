@@ -1,6 +1,6 @@
 // How the screen's loop sleeps: until a key can be read, the driver signals events, or the timeout passes. Events
-// that keep coming wake it at most once per `notBefore` (each pass drains and looks at every row); keys always at
-// once.
+// that keep coming wake it at most once per `notBefore` (each pass drains and looks at every row); keys and the
+// driver's urgent signal (the last task has ended) always at once.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +10,7 @@ enum InputWait {
     enum Reason: Equatable {
         /// The input descriptor is readable (or at its end, or in error: a read tells which).
         case input
-        /// The wake signal was given; it is cleared.
+        /// The wake signal or the urgent one was given; both are cleared.
         case wake
         case timeout
         /// A signal (a resize) arrived: the caller reads keys, which reports it.

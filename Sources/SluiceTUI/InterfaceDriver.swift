@@ -30,11 +30,11 @@ public protocol InterfaceDriver: AnyObject {
     func onEvents(_ wake: @escaping @Sendable () -> Void)
     /// Calls `wake` (from another thread) when the last task running or queued has ended and no retry is pending:
     /// the loop takes that at once rather than at its next paced pass, so `--exit-when-done` exits when the work
-    /// does. A hint: the loop still asks `isDone`.
+    /// does. A hint: the loop still asks `isDone`. A later call replaces the earlier `wake`.
     func onIdle(_ wake: @escaping @Sendable () -> Void)
 }
 
 extension InterfaceDriver {
-    /// A daemon's tasks are never done for the attached screen.
+    /// For a driver that never ends its tasks by itself (a daemon's stay the daemon's): never called.
     public func onIdle(_ wake: @escaping @Sendable () -> Void) {}
 }

@@ -21,8 +21,8 @@ public enum InterfaceLoop {
         defer { screen.stop() }
         var model = Model()
         var flows = FlowLog()
-        // The loop is its process's last act: what it built is not freed row by row on the way out.
-        defer { KeptUntilExit.keep(model); KeptUntilExit.keep(flows) }
+        // After the loop its command only stops its tasks and exits: what it built is not freed row by row.
+        defer { KeptUntilExit.keep((model, flows), in: .screen) }
         var ui = start
         ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
         var lastDraw: UInt64 = 0
@@ -37,6 +37,7 @@ public enum InterfaceLoop {
         // The last task's end is taken at once, not after the pause between passes.
         let idle = WakeSignal()
         if let idle { driver.onIdle { idle.signal() } }
+        defer { driver.onIdle {} }  // the stops that follow the loop end tasks too: nobody listens then
         var lastPass: UInt64 = 0
         while !stop.isSet {
             if let reason = driver.ended { return reason }

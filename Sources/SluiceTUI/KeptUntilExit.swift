@@ -4,10 +4,19 @@
 import SluiceLock
 
 public enum KeptUntilExit {
-    private static let kept = Locked<[any Sendable]>([])
+    /// Whose values: one slot each, so that a caller running a loop again (a test, a program embedding it) holds one
+    /// run's values, not every run's.
+    public enum Slot: Hashable, Sendable {
+        case screen
+        case plainMode
+    }
 
-    /// Only for plain values a process's last act built (the screen's loop's model and flows, the plain mode's
-    /// model): anything else kept here would stay for the rest of a longer life. Never an object whose deinit does
-    /// work (the app: its task store writes what is left and closes the database when it goes).
-    public static func keep(_ value: any Sendable) { kept.withLock { $0.append(value) } }
+    private static let kept = Locked<[Slot: any Sendable]>([:])
+
+    /// Keeps `value` in `slot`; what the slot held before is freed now (after the lock). Only for plain values built
+    /// by a loop after which its command only stops its tasks and exits (the screen's model and flows, the plain
+    /// mode's model). Never an object whose deinit does work (the app: its task store writes what is left then).
+    public static func keep(_ value: any Sendable, in slot: Slot) {
+        _ = kept.withLock { $0.updateValue(value, forKey: slot) }
+    }
 }

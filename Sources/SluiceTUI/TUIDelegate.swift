@@ -188,8 +188,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     var managesDownloads: Bool { state.withLock { $0.managesDownloads } }
 
-    /// A row that looks finished may still be tried again: a retry is being decided or waited for.
-    var hasRetriesInHand: Bool { state.withLock { !$0.deciding.isEmpty || !$0.waiting.isEmpty } }
+    /// A row that looks finished may still be tried again: a retry is being decided or waited for, or a refresh is
+    /// between stopping the row's task and starting it again from the new URL.
+    var hasRetriesInHand: Bool { state.withLock { !$0.deciding.isEmpty || !$0.waiting.isEmpty || !$0.refreshing.isEmpty } }
 
     /// A download of this process has its partial file at `target` + .sluice-part.
     func holds(target: String) -> Bool { state.withLock { $0.targets.contains(target) } }
@@ -406,7 +407,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                 if let url = managed?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             }
             let starting = s.queue.finished(id).compactMap { s.rows[$0]?.task }
-            let idle = starting.isEmpty && s.queue.isIdle && s.deciding.isEmpty && s.waiting.isEmpty
+            // A refresh's stopped task ends quietly and restarts later: nothing is idle in between.
+            let idle = starting.isEmpty && s.queue.isIdle && s.deciding.isEmpty && s.waiting.isEmpty && s.refreshing.isEmpty
             return (id, starting, managed?.companions, decision, quiet, idle)
         }
         if case .retry(let delay, let attempt, let of, let reason) = decision {

@@ -272,7 +272,7 @@ public final class TransferApp: Sendable {
     /// at once, joined by newlines (one write for the many tasks a pass can see end, not one each).
     public func runPlain(stop: StopFlag, print: (String) -> Void) {
         var model = Model()
-        defer { KeptUntilExit.keep(model) }  // the plain mode is its command's last act (see KeptUntilExit)
+        defer { KeptUntilExit.keep(model, in: .plainMode) }  // not freed row by row on the way out (see KeptUntilExit)
         var reported: Set<Int> = []
         var lastPrint: UInt64 = 0
         // Woken by the first event after a drain rather than polling: the last task's end is seen at once. At
@@ -280,9 +280,14 @@ public final class TransferApp: Sendable {
         // in a quiet moment is taken at once. One pass every 100 ms for Ctrl-C.
         let arrived = DispatchSemaphore(value: 0)
         inbox.onFirstEvent { arrived.signal() }
-        // The pause ends early when the last task has ended: the command exits when its work does.
+        // The pause and the wait end early when the last task has ended (the pass that drained its completion event
+        // may have come before its delegate call cleared it): the command exits when its work does.
         let idle = DispatchSemaphore(value: 0)
-        onIdle { idle.signal() }
+        onIdle {
+            idle.signal()
+            arrived.signal()
+        }
+        defer { onIdle {} }  // nobody listens once this returns
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
             _ = drain(into: &model)

@@ -49,19 +49,24 @@ import Testing
         let app = TransferApp(outputDirectory: dir.path, concurrency: 1)  // each end but the last starts the next
         let told = DispatchSemaphore(value: 0)
         let seen = Locked<[Bool]>([])  // at each call: whether every task had completed
-        app.onIdle {
-            seen.withLock { $0.append(app.allCompleted) }
+        app.onIdle { [weak app] in
+            seen.withLock { $0.append(app?.allCompleted ?? false) }
             told.signal()
         }
-        for n in [1_000, 2_000, 3_000] {
-            guard case .success = app.add(server.url("/bytes/\(n)").absoluteString, kind: .download) else {
+        // The first holds the only place until the gate opens, so the others are queued behind it before anything ends.
+        let gate = "idle-\(UInt32.random(in: 0...UInt32.max))"
+        for path in ["/drip?bytes=4096&chunk=512&interval=10&gate=\(gate)", "/bytes/2000", "/bytes/3000"] {
+            guard case .success = app.add(server.url(path).absoluteString, kind: .download) else {
                 Issue.record("refused")
                 return
             }
         }
+        server.openGate(gate)
         let said = await offThePool { told.wait(timeout: .now() + 30) == .success }
         #expect(said)
-        #expect(seen.withLock { $0 } == [true])
+        app.waitUntilStopped(seconds: 10)
+        #expect(app.allCompleted)
+        #expect(seen.withLock { $0 } == [true], "told once, after the last task")
         app.session.invalidateAndCancel()
     }
 
