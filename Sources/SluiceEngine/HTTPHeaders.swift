@@ -28,6 +28,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
 
+    mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
     public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
 
     public var isEmpty: Bool { fields.isEmpty }

@@ -40,6 +40,9 @@ struct HeaderLineParser: Equatable {
         guard let colon = line.firstIndex(of: 58) else { return }  // ":"
         let name = Self.text(line, 0, colon)
         guard !name.isEmpty else { return }
+        // Room for a typical head at once: grown one field at a time, the array was reallocated four times a
+        // response (1,800 instructions a request in the HTTP/2 small-file benchmark).
+        if fields.isEmpty { fields.reserveCapacity(16) }
         fields.add(name, Self.text(line, colon + 1, line.count))
     }
 
