@@ -352,8 +352,10 @@ final class TransferLoop: @unchecked Sendable {
             guard places.admit(task) else { return }
             task.holdsPlace = true
         }
-        let origin = ConnectionWaitList.origin(of: task.currentRequest.url, configuration)
-        if !heldOrigin.isEmpty, let held = heldOrigin[id], held == origin { return launch(task) }
+        let url = task.currentRequest.url
+        let scheme = url.scheme?.lowercased() ?? ""  // once, for the origin and the transfer
+        let origin = ConnectionWaitList.origin(of: url, scheme: scheme, configuration)
+        if !heldOrigin.isEmpty, let held = heldOrigin[id], held == origin { return launch(task, scheme: scheme) }
         releaseConnection(of: id)
         if let origin {
             guard waitList.admit(id, to: origin, priority: task.priority) else {
@@ -362,7 +364,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             heldOrigin[id] = origin
         }
-        launch(task)
+        launch(task, scheme: scheme)
     }
 
     /// The task no longer holds a connection to its origin: the waiting task first in line starts in its place.
@@ -405,11 +407,12 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    private func launch(_ task: SessionTask) {
+    /// `scheme`: the request URL's, lowercased, when the caller has read it (preparing the task changes only headers).
+    private func launch(_ task: SessionTask, scheme: String? = nil) {
         let transfer: Transfer
         do {
             try task.prepareToStart()
-            transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles)
+            transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles, scheme: scheme)
         } catch {
             releaseConnection(of: task.taskIdentifier)
             task.finish(error: error)
