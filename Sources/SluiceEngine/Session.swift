@@ -41,6 +41,8 @@ public final class Session: Sendable {
 
     /// The delegate's roles for a task that has no delegate of its own (all nil once it has been released).
     var delegates: Delegates { delegateBox.withLock { $0 } }
+    var delegateAsTaskDelegate: SessionTaskDelegate? { delegateBox.withLock { $0.asTaskDelegate } }
+    var delegateAsDataDelegate: SessionDataDelegate? { delegateBox.withLock { $0.asDataDelegate } }
     private let isShared: Bool
     /// Serial: every delegate call and event of this session runs here, one at a time, in order.
     public let delegateQueue: DispatchQueue

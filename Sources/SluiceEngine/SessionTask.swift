@@ -197,7 +197,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         if let own = inherited ?? internalDelegate ?? info.withLock({ $0.delegate }) {
             target = own
             // A task delegate that is no data delegate leaves the data calls to the session's (URLSession's rule).
-            dataTarget = self is DataTask ? own as? SessionDataDelegate ?? session.delegates.asDataDelegate : nil
+            dataTarget = self is DataTask ? own as? SessionDataDelegate ?? session.delegateAsDataDelegate : nil
             targetHoldsCredit = own is CreditHolder
         } else {
             let roles = session.delegates  // the same casts, made once by the session
