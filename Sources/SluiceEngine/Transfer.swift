@@ -502,8 +502,9 @@ final class Transfer {
 
     /// At most about ten `didSendBodyData` calls a second, and one whenever the body ends or waits.
     private func reportSent(final: Bool) {
+        guard sentTotal != sentReported else { return }  // before the clock: most requests send no body
         let now = uptimeNow()
-        guard sentTotal != sentReported, final || now &- lastSentReport >= 100_000_000 else { return }
+        guard final || now &- lastSentReport >= 100_000_000 else { return }
         task.deliverSent(bytes: sentTotal - sentReported, total: sentTotal)
         sentReported = sentTotal
         lastSentReport = now
