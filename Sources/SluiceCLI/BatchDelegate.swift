@@ -21,25 +21,30 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private let finished = DispatchSemaphore(value: 0)
     private weak var session: Session?
 
-    // Delegate queue only (and the starting thread before the first resume).
-    private var next = 0
-    private var running = 0
-    private var indexOf: [Int: Int] = [:]   // task identifier -> position in `requests`
-    private var head = 0                    // the position whose body goes to stdout now
-    private var waiting: [Int: [Data]] = [:]
-    private var done = Set<Int>()
+    // Delegate queue only (and the starting thread before the first resume; the waiting thread reads the results
+    // after `finished`). So no two accesses can meet, and these fields, touched several times for every URL, are
+    // `@exclusivity(unchecked)`: a dynamic check is about 80 instructions (docs/decisions.md), and no method of
+    // theirs calls back into this class.
+    @exclusivity(unchecked) private var next = 0
+    @exclusivity(unchecked) private var running = 0
+    @exclusivity(unchecked) private var indexOf: [Int: Int] = [:]   // task identifier -> position in `requests`
+    @exclusivity(unchecked) private var head = 0                    // the position whose body goes to stdout now
+    @exclusivity(unchecked) private var waiting: [Int: [Data]] = [:]
+    /// By position: the URL has completed (an array, not a set: positions are 0..<requests.count).
+    @exclusivity(unchecked) private var done: [Bool]
     /// Per file name, the first `name.N` not tried yet in the output directory (see `DownloadPlacement.link`).
-    private var nextNameAttempt: [String: Int] = [:]
-    private(set) var failures: [String] = []
-    private(set) var httpErrors = 0
-    private(set) var outputFailure: String?
+    @exclusivity(unchecked) private var nextNameAttempt: [String: Int] = [:]
+    @exclusivity(unchecked) private(set) var failures: [String] = []
+    @exclusivity(unchecked) private(set) var httpErrors = 0
+    @exclusivity(unchecked) private(set) var outputFailure: String?
     /// Each URL's retries (BatchRetries.swift); delegate queue only.
-    var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
+    @exclusivity(unchecked) var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
     init(requests: [Request], concurrency: Int, outputDirectory: String?) {
         self.requests = requests
         self.concurrency = max(1, concurrency)
         self.outputDirectory = outputDirectory
+        done = Array(repeating: false, count: requests.count)
     }
 
     /// Starts the first tasks and waits until every URL has completed. Twice `concurrency` are resumed at a time:
@@ -110,9 +115,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     /// The head is done: the next ones' buffered bodies follow, and the first unfinished one streams from now on.
     private func advanceHead() {
-        while done.contains(head) {
+        while head < done.count, done[head] {
             head += 1
-            for chunk in waiting.removeValue(forKey: head) ?? [] {
+            guard !waiting.isEmpty, let chunks = waiting.removeValue(forKey: head) else { continue }  // no hashing when none wait
+            for chunk in chunks {
                 retries.wrote(head)
                 write(chunk)
             }
@@ -159,7 +165,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     private func finishPosition(_ position: Int, failure: String?) {
         if let failure { failures.append(Sanitized.text(requests[position].url.absoluteString) + ": " + failure) }
-        done.insert(position)
+        done[position] = true
         if outputDirectory == nil { advanceHead() }
         running -= 1
         if !retries.isStopped { startNext() }  // once stopped, a new task could outlive the session's delegate

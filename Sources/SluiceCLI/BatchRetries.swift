@@ -18,8 +18,14 @@ struct BatchRetries {
     private var written = Set<Int>()             // positions with bytes on standard output
     private var pending = Set<Int>()             // positions waiting for their retry
     private(set) var isStopped = false
+    /// False with --retry 0 (get's default for standard output): then nothing below needs a record of any URL, and
+    /// keeping them cost a clock read and six hashed lookups a request, in tables that grew to every URL.
+    private let retries: Bool
 
-    init(loop: RetryLoop) { self.loop = loop }
+    init(loop: RetryLoop) {
+        self.loop = loop
+        retries = loop.policy.maximumRetries > 0
+    }
 
     enum Next {
         case retry(after: Double, resumeData: Data?)
@@ -28,17 +34,21 @@ struct BatchRetries {
     }
 
     mutating func responseArrived(_ response: Response, task: Int, at position: Int) {
+        guard retries else { return }
         if firstStart[position] == nil { firstStart[position] = DispatchTime.now().uptimeNanoseconds }
         guard let status = response.statusCode, loop.policy.isRetried(.status(status, retryAfter: nil)),
               (made[position] ?? 0) < loop.policy.maximumRetries, !isStopped else { return }
         withheld.insert(task)
     }
 
-    func withholds(_ task: Int) -> Bool { withheld.contains(task) }
+    func withholds(_ task: Int) -> Bool { !withheld.isEmpty && withheld.contains(task) }
 
-    mutating func wrote(_ position: Int) { written.insert(position) }
+    mutating func wrote(_ position: Int) {
+        if retries { written.insert(position) }
+    }
 
     mutating func attemptEnded(_ task: SessionTask, at position: Int, error: TransferError?, url: URL, keepsFiles: Bool) -> Next {
+        guard retries else { return .finished(giveUp: nil) }  // as below: nothing was withheld, nothing is retried
         let wasWithheld = withheld.remove(task.taskIdentifier) != nil
         let start = firstStart[position] ?? DispatchTime.now().uptimeNanoseconds
         firstStart[position] = start

@@ -55,8 +55,13 @@ struct ConnectionWaitList {
     /// 0 or less, a local URL, or a request that may be one more HTTP/2 stream on a shared connection (https
     /// that may negotiate h2, or prior knowledge).
     static func origin(of url: URL, _ configuration: SessionConfiguration) -> String? {
-        guard configuration.httpMaximumConnectionsPerHost > 0, let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" else { return nil }
+        origin(of: url, scheme: url.scheme?.lowercased() ?? "", configuration)
+    }
+
+    /// The same for a URL whose scheme the caller has read and lowercased already (the loop reads it once for
+    /// the origin and the transfer: URL.scheme slices the string anew on every call).
+    static func origin(of url: URL, scheme: String, _ configuration: SessionConfiguration) -> String? {
+        guard configuration.httpMaximumConnectionsPerHost > 0, scheme == "http" || scheme == "https" else { return nil }
         let multiplexes = configuration.multiplexingEnabled && configuration.httpVersion != .http1_1
             && (scheme == "https" || configuration.httpVersion == .http2PriorKnowledge)
         // Decided before the host is read: URL.host parses it anew on every call (1,100 instructions), and

@@ -4,7 +4,8 @@ import CCurl
 
 /// Loop thread only.
 final class EasyHandles {
-    private var spare: [UnsafeMutableRawPointer] = []
+    /// Unchecked: loop thread only, and touched twice a request (a dynamic exclusivity check each otherwise).
+    @exclusivity(unchecked) private var spare: [UnsafeMutableRawPointer] = []
     private let keep: Int
 
     init(keep: Int = 64) { self.keep = keep }

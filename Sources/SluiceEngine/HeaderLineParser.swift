@@ -1,4 +1,7 @@
 // Parses the header lines libcurl hands over one at a time into a status code and ordered fields.
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct HeaderLineParser: Equatable {
     private(set) var statusCode: Int?
@@ -38,12 +41,72 @@ struct HeaderLineParser: Equatable {
             return
         }
         guard let colon = line.firstIndex(of: 58) else { return }  // ":"
-        let name = Self.text(line, 0, colon)
+        let name = Self.commonName(UnsafeRawBufferPointer(rebasing: line[0..<colon])) ?? Self.text(line, 0, colon)
         guard !name.isEmpty else { return }
+        // Room for a typical head at once: grown one field at a time, the array was reallocated four times a
+        // response (1,800 instructions a request in the HTTP/2 small-file benchmark).
+        if fields.isEmpty { fields.reserveCapacity(16) }
         fields.add(name, Self.text(line, colon + 1, line.count))
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)
+
+    /// The names most responses carry, as literals: a name made from its bytes was validated and copied, about
+    /// 200 instructions, seven times a response. Byte for byte, so the String is the one the bytes would make;
+    /// HTTP/2 sends names in lower case, HTTP/1.1 servers mostly as written here.
+    private static func commonName(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard let base = bytes.baseAddress else { return nil }
+        func matches(_ literal: StaticString) -> Bool {
+            literal.utf8CodeUnitCount == bytes.count && memcmp(literal.utf8Start, base, bytes.count) == 0
+        }
+        switch bytes.count {
+        case 4:
+            if matches("date") { return "date" }
+            if matches("etag") { return "etag" }
+            if matches("vary") { return "vary" }
+            if matches("Date") { return "Date" }
+            if matches("ETag") { return "ETag" }
+            if matches("Vary") { return "Vary" }
+        case 6:
+            if matches("server") { return "server" }
+            if matches("Server") { return "Server" }
+        case 7:
+            if matches("expires") { return "expires" }
+            if matches("Expires") { return "Expires" }
+        case 8:
+            if matches("location") { return "location" }
+            if matches("Location") { return "Location" }
+        case 10:
+            if matches("set-cookie") { return "set-cookie" }
+            if matches("connection") { return "connection" }
+            if matches("keep-alive") { return "keep-alive" }
+            if matches("Set-Cookie") { return "Set-Cookie" }
+            if matches("Connection") { return "Connection" }
+            if matches("Keep-Alive") { return "Keep-Alive" }
+        case 12:
+            if matches("content-type") { return "content-type" }
+            if matches("Content-Type") { return "Content-Type" }
+        case 13:
+            if matches("last-modified") { return "last-modified" }
+            if matches("accept-ranges") { return "accept-ranges" }
+            if matches("cache-control") { return "cache-control" }
+            if matches("Last-Modified") { return "Last-Modified" }
+            if matches("Accept-Ranges") { return "Accept-Ranges" }
+            if matches("Cache-Control") { return "Cache-Control" }
+        case 14:
+            if matches("content-length") { return "content-length" }
+            if matches("Content-Length") { return "Content-Length" }
+        case 16:
+            if matches("content-encoding") { return "content-encoding" }
+            if matches("Content-Encoding") { return "Content-Encoding" }
+        case 17:
+            if matches("transfer-encoding") { return "transfer-encoding" }
+            if matches("Transfer-Encoding") { return "Transfer-Encoding" }
+        default:
+            break
+        }
+        return nil
+    }
 
     /// The bytes in `lower..<upper` without surrounding spaces and tabs, as a String.
     private static func text(_ line: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> String {

@@ -20,8 +20,29 @@ public final class Session: Sendable {
     public let configuration: SessionConfiguration
     /// Released once `didBecomeInvalidWithError` has been delivered, which breaks the cycle a delegate that
     /// keeps its session would form.
-    public var delegate: SessionDelegate? { delegateBox.withLock { $0 } }
-    private let delegateBox: Locked<SessionDelegate?>
+    public var delegate: SessionDelegate? { delegateBox.withLock { $0.delegate } }
+    private let delegateBox: Locked<Delegates>
+
+    /// The delegate and what it is as a task's delegate, cast once: a cast to a protocol is a lookup in the
+    /// runtime's conformance cache (about 370 instructions), and every task asked two of them as it started.
+    struct Delegates {
+        var delegate: SessionDelegate?
+        var asTaskDelegate: SessionTaskDelegate?
+        var asDataDelegate: SessionDataDelegate?
+        var holdsCredit = false
+
+        init(_ delegate: SessionDelegate?) {
+            self.delegate = delegate
+            asTaskDelegate = delegate as? SessionTaskDelegate
+            asDataDelegate = delegate as? SessionDataDelegate
+            holdsCredit = asTaskDelegate is CreditHolder
+        }
+    }
+
+    /// The delegate's roles for a task that has no delegate of its own (all nil once it has been released).
+    var delegates: Delegates { delegateBox.withLock { $0 } }
+    var delegateAsTaskDelegate: SessionTaskDelegate? { delegateBox.withLock { $0.asTaskDelegate } }
+    var delegateAsDataDelegate: SessionDataDelegate? { delegateBox.withLock { $0.asDataDelegate } }
     private let isShared: Bool
     /// Serial: every delegate call and event of this session runs here, one at a time, in order.
     public let delegateQueue: DispatchQueue
@@ -53,7 +74,7 @@ public final class Session: Sendable {
         precondition(configuration.identifier == nil,
                      "SessionConfiguration.background(identifier:) is opened with BackgroundSession (module SluiceDaemon), not Session")
         self.configuration = configuration
-        delegateBox = Locked(delegate)
+        delegateBox = Locked(Delegates(delegate))
         self.isShared = isShared
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "sluice.session.delegate")
         self.eventMonitor = eventMonitor
@@ -172,7 +193,7 @@ public final class Session: Sendable {
         loop.send(.shutdown)
         delegateQueue.async { [self] in
             delegate?.urlSession(self, didBecomeInvalidWithError: nil)
-            delegateBox.withLock { $0 = nil }
+            delegateBox.withLock { $0 = Delegates(nil) }
         }
     }
 }

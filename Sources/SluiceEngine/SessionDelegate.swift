@@ -80,7 +80,7 @@ extension SessionTaskDelegate {
     /// session's; for the session's delegate, nobody.
     func fallback(in session: Session, for task: SessionTask) -> SessionTaskDelegate? {
         if task.internalDelegate === self, let own = task.delegate, own !== self { return own }
-        guard let next = session.delegate as? SessionTaskDelegate, next !== self else { return nil }
+        guard let next = session.delegateAsTaskDelegate, next !== self else { return nil }  // cast once by the session
         return next
     }
 
@@ -119,7 +119,7 @@ extension SessionTaskDelegate {
 extension SessionDataDelegate {
     private func dataFallback(in session: Session, for task: SessionTask) -> SessionDataDelegate? {
         fallback(in: session, for: task) as? SessionDataDelegate ?? {
-            guard let next = session.delegate as? SessionDataDelegate, next !== self else { return nil }
+            guard let next = session.delegateAsDataDelegate, next !== self else { return nil }
             return next
         }()
     }

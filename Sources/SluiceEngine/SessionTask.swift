@@ -194,10 +194,17 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     func resolveTarget(inheriting inherited: SessionTaskDelegate? = nil) {
-        target = inherited ?? internalDelegate ?? info.withLock { $0.delegate } ?? session.delegate as? SessionTaskDelegate
-        // A task delegate that is no data delegate leaves the data calls to the session's (URLSession's rule).
-        dataTarget = self is DataTask ? target as? SessionDataDelegate ?? session.delegate as? SessionDataDelegate : nil
-        targetHoldsCredit = target is CreditHolder
+        if let own = inherited ?? internalDelegate ?? info.withLock({ $0.delegate }) {
+            target = own
+            // A task delegate that is no data delegate leaves the data calls to the session's (URLSession's rule).
+            dataTarget = self is DataTask ? own as? SessionDataDelegate ?? session.delegateAsDataDelegate : nil
+            targetHoldsCredit = own is CreditHolder
+        } else {
+            let roles = session.delegates  // the same casts, made once by the session
+            target = roles.asTaskDelegate
+            dataTarget = self is DataTask ? roles.asDataDelegate : nil
+            targetHoldsCredit = roles.holdsCredit
+        }
         targetResolved()
     }
 

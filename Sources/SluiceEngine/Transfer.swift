@@ -72,13 +72,15 @@ final class Transfer {
     private var sendsServerCredential = false
     private var sendsProxyCredential = false
 
-    init(task: SessionTask, configuration: SessionConfiguration, pool: BufferPool, handles: EasyHandles) throws(TransferError) {
+    /// `scheme`: the request URL's scheme lowercased, when the loop has read it already.
+    init(task: SessionTask, configuration: SessionConfiguration, pool: BufferPool, handles: EasyHandles,
+         scheme knownScheme: String? = nil) throws(TransferError) {
         self.task = task
         id = task.taskIdentifier
         let request = task.currentRequest
         url = request.url
         urlString = request.url.absoluteString
-        scheme = request.url.scheme?.lowercased() ?? ""
+        scheme = knownScheme ?? request.url.scheme?.lowercased() ?? ""
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let now = uptimeNow()
         lastActivity = now
@@ -500,8 +502,9 @@ final class Transfer {
 
     /// At most about ten `didSendBodyData` calls a second, and one whenever the body ends or waits.
     private func reportSent(final: Bool) {
+        guard sentTotal != sentReported else { return }  // before the clock: most requests send no body
         let now = uptimeNow()
-        guard sentTotal != sentReported, final || now &- lastSentReport >= 100_000_000 else { return }
+        guard final || now &- lastSentReport >= 100_000_000 else { return }
         task.deliverSent(bytes: sentTotal - sentReported, total: sentTotal)
         sentReported = sentTotal
         lastSentReport = now
@@ -732,9 +735,10 @@ final class Transfer {
         var expected = Int64(Response.unknownLength)
         if let easy {
             var effective: UnsafeMutablePointer<CChar>?
-            if sluice_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective {
-                let text = String(cString: effective)
-                if text != urlString, let parsed = URL(string: text) { current = parsed }  // parse only after a redirect
+            // Compared as C strings: a String made of it for every response was only needed after a redirect.
+            if sluice_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK, let effective,
+               urlString.withCString({ strcmp($0, effective) }) != 0, let parsed = URL(string: String(cString: effective)) {
+                current = parsed  // parsed only after a redirect
             }
             var length: curl_off_t = -1
             if part == nil, sluice_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK {

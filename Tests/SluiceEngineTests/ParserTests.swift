@@ -48,6 +48,23 @@ import Testing
         #expect(p.fields["X-Long"] == "one two")
     }
 
+    @Test func namesKeepTheirSpellingWhetherCommonOrNot() {
+        // Common names come from a table of literals; every name must still be exactly the bytes sent (trimmed).
+        let names = ["date", "Date", "DATE", "etag", "ETag", "Etag", "server", "Server", "content-type", "Content-Type",
+                     "content-typ", "content-types", "last-modified", "Last-Modified", "accept-ranges", "cache-control",
+                     "content-length", "Content-Length", "CONTENT-LENGTH", "content-encoding", "transfer-encoding",
+                     "Transfer-Encoding", "set-cookie", "Set-Cookie", "connection", "keep-alive", "location", "Location",
+                     "vary", "Vary", "expires", "x-date", "dat", "d\u{E9}te", " date", "date ", "\tetag"]
+        for name in names {
+            var p = HeaderLineParser()
+            p.feed(line: "HTTP/2 200\r\n")
+            p.feed(line: name + ": v\r\n")
+            let trimmed = name.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            #expect(p.fields.fields.map(\.name) == [trimmed], "\(name)")
+            #expect(p.fields.fields.first?.name.utf8.elementsEqual(trimmed.utf8) == true)
+        }
+    }
+
     @Test func garbageLinesAreSkipped() {
         var p = HeaderLineParser()
         p.feed(line: "HTTP/1.1 abc")
