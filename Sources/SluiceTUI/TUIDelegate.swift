@@ -224,7 +224,17 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         }
     }
 
-    var tasks: [SessionTask] { state.withLock { $0.rows.values.map(\.task) } }
+    /// Read in place under the lock (a task's state lock nests inside it, as in `tellEnded`): at the end of a list
+    /// of thousands, copying every row to look at each task's state was most of the time between the last transfer
+    /// and the exit.
+    var allTasksCompleted: Bool { state.withLock { $0.rows.values.allSatisfy { $0.task.state == .completed } } }
+
+    /// The tasks not completed yet, and whether each is a download (keeps its file and checkpoint on a quit).
+    var unfinishedTasks: [(task: SessionTask, keepsFile: Bool)] {
+        state.withLock { s in
+            s.rows.values.compactMap { $0.task.state == .completed ? nil : ($0.task, $0.companions != nil) }
+        }
+    }
 
     var managedTasks: [ManagedTask] { state.withLock { Array($0.rows.values) } }
 

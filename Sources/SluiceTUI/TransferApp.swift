@@ -230,16 +230,16 @@ public final class TransferApp: Sendable {
     public func cancelAll() {
         keeper?.stop()
         delegate.stopStarting()
-        for managed in delegate.managedTasks where managed.task.state != .completed {
-            if managed.companions != nil {
-                managed.task.stopKeepingResumeData()
+        for (task, keepsFile) in delegate.unfinishedTasks {  // outside the lock: stopping calls into the session
+            if keepsFile {
+                task.stopKeepingResumeData()
             } else {
-                managed.task.cancel()
+                task.cancel()
             }
         }
     }
 
-    public var allCompleted: Bool { delegate.tasks.allSatisfy { $0.state == .completed } }
+    public var allCompleted: Bool { delegate.allTasksCompleted }
 
     /// Lets the hooks still running finish (each within its own timeout) before the process exits.
     public func waitForHooks() { hooks?.waitForHooks(seconds: (hooks?.hooks.timeout ?? 0) + 2) }
