@@ -23,6 +23,7 @@ enum GetFastParse {
     private enum Flag: String {
         case force = "--force", trace = "--trace", harBodies = "--har-bodies", netrc = "--netrc"
         case insecure = "--insecure", k = "-k", http1_1 = "--http1.1", http2 = "--http2"
+        case location = "--location", L = "-L"
         case basic = "--basic", digest = "--digest", anyauth = "--anyauth"
         case proxyBasic = "--proxy-basic", proxyDigest = "--proxy-digest", proxyAnyauth = "--proxy-anyauth"
     }
@@ -50,7 +51,7 @@ enum GetFastParse {
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
-        var http2 = false
+        var http2 = false, location = false
         var serverAuth = ServerAuthOption.basic, proxyAuth = ProxyAuthOption.proxyBasic
 
         /// False for a flag given twice: ArgumentParser decides what that means.
@@ -63,6 +64,7 @@ enum GetFastParse {
             case .insecure, .k: return FastParse.once(&insecure)
             case .http1_1: return FastParse.once(&http1_1)
             case .http2: return FastParse.once(&http2)
+            case .location, .L: return FastParse.once(&location)
             // Declared with `exclusivity: .chooseLast`, as curl takes the last of them.
             case .basic: serverAuth = .basic
             case .digest: serverAuth = .digest
@@ -139,6 +141,7 @@ enum GetFastParse {
             requestOptions.caCert = caCert
             requestOptions.http1_1 = http1_1
             requestOptions.http2 = http2
+            requestOptions.location = location
             var shortDataOption = ShortDataOption()
             shortDataOption.values = shortData
             // `--curl` and `-g/--globoff` are not read here (they fall back to ArgumentParser): not given.

@@ -139,6 +139,7 @@ extension RequestOptions {
         options.caCert = nil
         options.http1_1 = false
         options.http2 = false
+        options.location = false
         return options
     }
 }

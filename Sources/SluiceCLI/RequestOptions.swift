@@ -73,6 +73,11 @@ struct RequestOptions: ParsableArguments {
     @Flag(name: .customLong("http2"), help: "Ask for HTTP/2 (the default over https; an upgrade offer over http).")
     var http2 = false
 
+    /// curl's -L, so that a curl command line runs as typed: redirects are followed in any case (URLSession's way;
+    /// a delegate may refuse one), so it changes nothing.
+    @Flag(name: [.customShort("L"), .customLong("location")], help: "Follow redirects (sluice always does; taken for curl's sake).")
+    var location = false
+
     /// Checks and reads what the flags name (files, standard input, the terminal for a password) once, before
     /// any transfer. `takesBody` is false for `put`, whose body is its file.
     /// `shortData`: the values of `-d`, which `get` and `put` take as curl does and the UI takes as --download.

@@ -50,7 +50,7 @@ import Testing
                      "--mirrors", "--checksum", "-H", "--header", "-X", "--request", "--method", "--data", "--data-binary",
                      "-u", "--user", "--basic", "--digest", "--anyauth", "--netrc", "-b", "--cookie", "-c", "--cookie-jar",
                      "-x", "--proxy", "-U", "--proxy-user", "--proxy-basic", "--proxy-digest", "--proxy-anyauth",
-                     "--noproxy", "-k", "--insecure", "--cacert", "--http1.1", "--http2", "-d",
+                     "--noproxy", "-k", "--insecure", "--cacert", "--http1.1", "--http2", "-L", "--location", "-d",
                      // not read by the fast way
                      "--jobs", "-h", "--help", "--", "-kf", "--timeout=3", "--bogus", "-", "-5"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "allow", "cancel",
