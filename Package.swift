@@ -33,10 +33,11 @@ let package = Package(
             name: "SluiceViewModel",
             dependencies: ["SluiceEngine"]
         ),
-        // ncursesw for Swift: wrappers for the macros Swift cannot import.
+        // ncursesw for Swift: the calls the UI makes, which load the library when the screen first starts (shim.c),
+        // not at every start, and wrappers for the macros Swift cannot import.
         .target(
             name: "CNcurses",
-            linkerSettings: [.linkedLibrary("ncursesw")]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // mallopt for the command-line tool (see MallocTuning.swift).
         .target(name: "CMalloc"),

@@ -16,35 +16,34 @@ public final class Screen {
     /// Takes over the terminal (alternate screen, no echo, keys decoded). `useColor` false draws attributes only.
     public init(theme: Theme, useColor: Bool) throws(StartError) {
         sluice_guard_terminal()  // before curses changes the modes it saves
-        guard let term = sluice_newterm() else {
+        guard let term = sluice_curses_start() else {  // loads the library, then takes the terminal
             sluice_unguard_terminal()
-            throw StartError(description: "cannot start the terminal UI (is TERM set to a terminal curses knows?)")
+            throw StartError(description: String(cString: sluice_curses_failure()))
         }
         screen = term
-        _ = set_term(term)
-        _ = cbreak()
-        _ = noecho()
-        _ = nonl()
-        _ = keypad(sluice_stdscr(), true)
-        _ = curs_set(0)
-        _ = set_escdelay(25)
+        _ = sluice_curses_cbreak()
+        _ = sluice_curses_noecho()
+        _ = sluice_curses_nonl()
+        _ = sluice_curses_keypad(true)
+        _ = sluice_curses_curs_set(0)
+        _ = sluice_curses_set_escdelay(25)
         // Home and End as terminals other than the one TERM names send them (tmux and screen: ESC [1~ and ESC [4~;
         // rxvt: ESC [7~ and ESC [8~; some xterms in normal mode: ESC [H and ESC [F), so the keys work everywhere.
         for (sequence, key) in [("\u{1B}[1~", KEY_HOME), ("\u{1B}[7~", KEY_HOME), ("\u{1B}[H", KEY_HOME),
                                 ("\u{1B}[4~", KEY_END), ("\u{1B}[8~", KEY_END), ("\u{1B}[F", KEY_END)] {
-            _ = define_key(sequence, key)
+            _ = sluice_curses_define_key(sequence, key)
         }
-        configure(theme: theme, useColor: useColor && has_colors())
+        configure(theme: theme, useColor: useColor && sluice_curses_has_colors())
     }
 
     deinit { stop() }
 
     private func configure(theme: Theme, useColor: Bool) {
         if useColor {
-            _ = start_color()
-            _ = use_default_colors()
+            _ = sluice_curses_start_color()
+            _ = sluice_curses_use_default_colors()
         }
-        let eightColors = sluice_colors() < 16
+        let eightColors = sluice_curses_colors() < 16
         for (i, element) in Element.allCases.enumerated() {
             var style = useColor ? theme.style(element) : theme.style(element).monochrome
             var attr = sluice_a_normal()
@@ -52,7 +51,7 @@ public final class Screen {
                 if eightColors && (style.foreground.number >= 8) { style.bold = true }
                 let fg = eightColors ? style.foreground.base : style.foreground
                 let bg = eightColors ? style.background.base : style.background
-                _ = init_pair(Int16(i + 1), Int16(fg.number), Int16(bg.number))
+                _ = sluice_curses_init_pair(Int16(i + 1), Int16(fg.number), Int16(bg.number))
                 attr |= sluice_color_pair(Int32(i + 1))
             }
             if style.bold { attr |= sluice_a_bold() }
@@ -63,27 +62,27 @@ public final class Screen {
         }
     }
 
-    public var size: (width: Int, height: Int) { (Int(sluice_cols()), Int(sluice_lines())) }
+    public var size: (width: Int, height: Int) { (Int(sluice_curses_cols()), Int(sluice_curses_lines())) }
 
     /// Draws every line from column 0; the renderer made each exactly as wide as the screen.
     public func draw(_ lines: [StyledLine]) {
         for (y, line) in lines.enumerated() {
             var x: Int32 = 0
             for span in line.spans where !span.text.isEmpty {
-                _ = sluice_attrset(attributes[span.element] ?? sluice_a_normal())
-                _ = sluice_mvaddstr(Int32(y), x, span.text)
+                _ = sluice_curses_attrset(attributes[span.element] ?? sluice_a_normal())
+                _ = sluice_curses_mvaddstr(Int32(y), x, span.text)
                 x += Int32(TextWidth.of(span.text))
             }
         }
-        _ = sluice_attrset(sluice_a_normal())
-        _ = refresh()
+        _ = sluice_curses_attrset(sluice_a_normal())
+        _ = sluice_curses_refresh()
     }
 
     /// The next key, or nil when none came within `milliseconds`.
     public func readKey(milliseconds: Int32) -> Key? {
-        timeout(milliseconds)
+        sluice_curses_timeout(milliseconds)
         var c: wint_t = 0
-        let kind = sluice_get_wch(&c)
+        let kind = sluice_curses_get_wch(&c)
         if kind == sluice_key_code_yes() {
             switch Int32(c) {
             case sluice_key_resize(): return .resize
@@ -117,9 +116,8 @@ public final class Screen {
     public func stop() {
         guard !stopped else { return }
         stopped = true
-        _ = curs_set(1)
-        _ = endwin()
-        if let screen { delscreen(screen) }
+        _ = sluice_curses_curs_set(1)
+        sluice_curses_stop(screen)
         screen = nil
         sluice_unguard_terminal()
     }

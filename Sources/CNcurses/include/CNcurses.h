@@ -1,4 +1,8 @@
-// ncursesw for Swift: the macros and variadic or macro-only calls Swift cannot import, as inline functions.
+// ncursesw for Swift, loaded when the screen first starts rather than at every start of the program: `sluice get`
+// and the other commands without a screen never use it, and loading it (with libtinfo) before main cost every
+// start about 1.5 M instructions and 2-3 ms (docs/decisions.md). The package does not link libncursesw: each call
+// the UI makes is a sluice_curses_* function here, forwarding to the library's, looked up once (shim.c). curses.h
+// is included for its types and constants only; calling one of its functions directly fails to link.
 #ifndef SLUICE_CNCURSES_H
 #define SLUICE_CNCURSES_H
 
@@ -16,21 +20,40 @@
 #include <langinfo.h>
 #include <wchar.h>
 
-static inline WINDOW *sluice_stdscr(void) { return stdscr; }
-/// A screen on the process's own terminal (stdout, stdin); NULL when TERM names no terminal curses knows.
-static inline SCREEN *sluice_newterm(void) { return newterm(NULL, stdout, stdin); }
-static inline int sluice_lines(void) { return LINES; }
-static inline int sluice_cols(void) { return COLS; }
-static inline int sluice_colors(void) { return COLORS; }
+/// Loads the library and takes a screen on the process's own terminal (stdout, stdin) and makes it current; NULL
+/// when the library cannot be loaded or TERM names no terminal curses knows (`sluice_curses_failure` says which).
+SCREEN *sluice_curses_start(void);
+/// Why the last `sluice_curses_start` returned NULL.
+const char *sluice_curses_failure(void);
+/// The rest, once started: curses' functions of the same names, on the screen's standard window.
+int sluice_curses_cbreak(void);
+int sluice_curses_noecho(void);
+int sluice_curses_nonl(void);
+int sluice_curses_keypad(bool on);
+int sluice_curses_curs_set(int visibility);
+int sluice_curses_set_escdelay(int milliseconds);
+int sluice_curses_define_key(const char *sequence, int key);
+bool sluice_curses_has_colors(void);
+int sluice_curses_start_color(void);
+int sluice_curses_use_default_colors(void);
+int sluice_curses_init_pair(short pair, short foreground, short background);
+int sluice_curses_colors(void);
+int sluice_curses_lines(void);
+int sluice_curses_cols(void);
+int sluice_curses_attrset(int attributes);
+int sluice_curses_mvaddstr(int y, int x, const char *text);
+int sluice_curses_refresh(void);
+void sluice_curses_timeout(int milliseconds);
+int sluice_curses_get_wch(wint_t *c);
+/// Ends curses mode and frees the screen.
+void sluice_curses_stop(SCREEN *screen);
+
 static inline int sluice_color_pair(int n) { return (int)COLOR_PAIR(n); }
 static inline int sluice_a_normal(void) { return (int)A_NORMAL; }
 static inline int sluice_a_bold(void) { return (int)A_BOLD; }
 static inline int sluice_a_dim(void) { return (int)A_DIM; }
 static inline int sluice_a_underline(void) { return (int)A_UNDERLINE; }
 static inline int sluice_a_reverse(void) { return (int)A_REVERSE; }
-static inline int sluice_attrset(int a) { return attrset(a); }
-static inline int sluice_mvaddstr(int y, int x, const char *s) { return mvaddstr(y, x, s); }
-static inline int sluice_get_wch(wint_t *c) { return get_wch(c); }
 static inline int sluice_key_code_yes(void) { return KEY_CODE_YES; }
 static inline int sluice_key_resize(void) { return KEY_RESIZE; }
 static inline int sluice_key_up(void) { return KEY_UP; }
