@@ -62,7 +62,10 @@ final class RedirectRecorder: SessionDataDelegate, @unchecked Sendable {
 
     func waitFor(_ condition: @escaping @Sendable (State) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let done = await eventually(15) { self.state.withLock { condition($0) } }
-        if !done { Issue.record("the expected delegate calls did not come within 15 s", sourceLocation: sourceLocation) }
+        // The calls that did come: a rare failure under a full run is otherwise a bare timeout.
+        if !done {
+            Issue.record("the expected delegate calls did not come within 15 s; came: \(snapshot.calls)", sourceLocation: sourceLocation)
+        }
         return done
     }
 
