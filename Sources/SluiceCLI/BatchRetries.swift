@@ -20,12 +20,9 @@ struct BatchRetries {
     private(set) var isStopped = false
     /// False with --retry 0 (get's default for standard output): then nothing below needs a record of any URL, and
     /// keeping them cost a clock read and six hashed lookups a request, in tables that grew to every URL.
-    private let retries: Bool
+    private var retries: Bool { loop.policy.maximumRetries > 0 }
 
-    init(loop: RetryLoop) {
-        self.loop = loop
-        retries = loop.policy.maximumRetries > 0
-    }
+    init(loop: RetryLoop) { self.loop = loop }
 
     enum Next {
         case retry(after: Double, resumeData: Data?)
@@ -48,11 +45,11 @@ struct BatchRetries {
     }
 
     mutating func attemptEnded(_ task: SessionTask, at position: Int, error: TransferError?, url: URL, keepsFiles: Bool) -> Next {
-        guard retries else { return .finished(giveUp: nil) }  // as below: nothing was withheld, nothing is retried
+        guard retries else { return .finished(giveUp: nil) }  // nothing was withheld, nothing is retried
         let wasWithheld = withheld.remove(task.taskIdentifier) != nil
         let start = firstStart[position] ?? DispatchTime.now().uptimeNanoseconds
         firstStart[position] = start
-        guard !isStopped, loop.policy.maximumRetries > 0,
+        guard !isStopped,
               let cause = RetryPolicy.Failure.of(error: error, response: task.response) else {
             return .finished(giveUp: nil)
         }
