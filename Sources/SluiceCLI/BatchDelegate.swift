@@ -14,7 +14,8 @@ import SluiceTUI
 import SluiceViewModel
 
 final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {
-    private let requests: [Request]
+    private let targets: URLTargets
+    private let prepared: PreparedRequest
     private let concurrency: Int
     private let outputDirectory: String?
     private let sink = FileDescriptorSink(fd: 1)
@@ -27,10 +28,12 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     // theirs calls back into this class.
     @exclusivity(unchecked) private var next = 0
     @exclusivity(unchecked) private var running = 0
-    @exclusivity(unchecked) private var indexOf: [Int: Int] = [:]   // task identifier -> position in `requests`
+    @exclusivity(unchecked) private var indexOf: [Int: Int] = [:]   // task identifier -> position in `targets`
+    /// By position: the URL, parsed when its first attempt starts (see URLTargets).
+    @exclusivity(unchecked) private var urls: [URL?]
     @exclusivity(unchecked) private var head = 0                    // the position whose body goes to stdout now
     @exclusivity(unchecked) private var waiting: [Int: [Data]] = [:]
-    /// By position: the URL has completed (an array, not a set: positions are 0..<requests.count).
+    /// By position: the URL has completed (an array, not a set: positions are 0..<targets.count).
     @exclusivity(unchecked) private var done: [Bool]
     /// Per file name, the first `name.N` not tried yet in the output directory (see `DownloadPlacement.link`).
     @exclusivity(unchecked) private var nextNameAttempt: [String: Int] = [:]
@@ -40,11 +43,13 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// Each URL's retries (BatchRetries.swift); delegate queue only.
     @exclusivity(unchecked) var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
-    init(requests: [Request], concurrency: Int, outputDirectory: String?) {
-        self.requests = requests
+    init(targets: URLTargets, prepared: PreparedRequest, concurrency: Int, outputDirectory: String?) {
+        self.targets = targets
+        self.prepared = prepared
         self.concurrency = max(1, concurrency)
         self.outputDirectory = outputDirectory
-        done = Array(repeating: false, count: requests.count)
+        done = Array(repeating: false, count: targets.count)
+        urls = Array(repeating: nil, count: targets.count)
     }
 
     /// Starts the first tasks and waits until every URL has completed. Twice `concurrency` are resumed at a time:
@@ -52,14 +57,14 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// next on its own thread the moment one ends, so an HTTP/2 connection never waits for this queue to refill.
     func run(on session: Session) {
         self.session = session
-        let first = min(concurrency, requests.count)  // before doubling: -j has no upper bound
-        let window = session.configuration.maximumConcurrentTasks > 0 ? min(2 * first, requests.count) : first
+        let first = min(concurrency, targets.count)  // before doubling: -j has no upper bound
+        let window = session.configuration.maximumConcurrentTasks > 0 ? min(2 * first, targets.count) : first
         session.delegateQueue.sync { for _ in 0..<window { startNext() } }
-        if !requests.isEmpty { finished.wait() }
+        if targets.count > 0 { finished.wait() }
     }
 
     private func startNext() {
-        guard next < requests.count else { return }
+        guard next < targets.count else { return }
         let position = next
         next += 1
         running += 1
@@ -71,11 +76,16 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// waits for, while theirs pile up in memory.
     private func start(_ position: Int, resumeData: Data?, retry: Bool = false) {
         guard let session else { return }
+        if urls[position] == nil { urls[position] = targets.url(at: position) }
+        guard let url = urls[position] else {
+            // The check vouched for it and the parser refused it: this URL fails, the others go on.
+            return finishPosition(position, failure: "not a URL sluice can fetch")
+        }
         var task: SessionTask?
         if let resumeData { task = try? session.downloadTask(withResumeData: resumeData) }
         if task == nil {
-            task = outputDirectory == nil
-                ? session.dataTask(with: requests[position]) : session.downloadTask(with: requests[position])
+            let request = prepared.request(for: url)
+            task = outputDirectory == nil ? session.dataTask(with: request) : session.downloadTask(with: request)
         }
         guard let task else { return }
         if retry { task.priority = SessionTask.highPriority }  // read when it waits for a place
@@ -142,7 +152,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
-        let url = requests[position].url
+        guard let url = urls[position] else { return }  // set when the attempt started
         switch retries.attemptEnded(task, at: position, error: error, url: url, keepsFiles: outputDirectory != nil) {
         case .retry(let delay, let resumeData):
             waiting[position] = nil  // the next attempt sends its body from the start
@@ -164,12 +174,12 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     }
 
     private func finishPosition(_ position: Int, failure: String?) {
-        if let failure { failures.append(Sanitized.text(requests[position].url.absoluteString) + ": " + failure) }
+        if let failure { failures.append(Sanitized.text(targets.texts[position]) + ": " + failure) }
         done[position] = true
         if outputDirectory == nil { advanceHead() }
         running -= 1
         if !retries.isStopped { startNext() }  // once stopped, a new task could outlive the session's delegate
-        if running == 0 && (next == requests.count || retries.isStopped) { finished.signal() }
+        if running == 0 && (next == targets.count || retries.isStopped) { finished.signal() }
     }
 }
 

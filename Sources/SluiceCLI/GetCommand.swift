@@ -84,13 +84,7 @@ struct GetCommand: ParsableCommand {
             splitOptions.splitGiven = splitOptions.splitGiven ?? min(SplitOptions.maximum, 1 + splitOptions.mirrors.count)
         }
         guard !texts.isEmpty else { throw CLIFailure(code: 2, message: "no URL given (arguments or -i FILE)") }
-        var targets: [URL] = []
-        for text in texts {
-            guard let target = ParsedURL.parse(text) else {
-                throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
-            }
-            targets.append(target)
-        }
+        let targets = try URLTargets(texts)
         guard (jobs ?? 1) >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         if (splitOptions.split > 1 || splitOptions.checksum != nil || !splitOptions.mirrors.isEmpty) && output == nil {
             throw CLIFailure(code: 2, message: "--split, --mirrors and --checksum need -o FILE")
@@ -99,7 +93,7 @@ struct GetCommand: ParsableCommand {
         do {
             try FlowRecorder.$current.withValue(recorder) {
                 if let outputs = globbed.outputs, outputs.count == targets.count {
-                    try transferEach(targets, to: outputs, paste: paste)
+                    try transferEach(targets.all, to: outputs, paste: paste)
                 } else {
                     try transfer(targets, paste: paste)
                 }
@@ -112,7 +106,7 @@ struct GetCommand: ParsableCommand {
     }
 
     /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
-    private func transfer(_ targets: [URL], paste: CurlPaste?) throws {
+    private func transfer(_ targets: URLTargets, paste: CurlPaste?) throws {
         var prepared = try requestOptions.prepare(shortData: shortData.values)
         paste?.fillBody(&prepared, methodGiven: requestOptions.method != nil)
         defer { prepared.saveCookieJar() }
@@ -133,7 +127,7 @@ struct GetCommand: ParsableCommand {
             let batchRetries = outputDir == nil ? retries : downloadRetries
             return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries)
         }
-        let target = targets[0]
+        guard let target = targets.url(at: 0) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch") }
         guard let output else {
             return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
                              monitor: monitor, retries: retries)
@@ -165,7 +159,7 @@ struct GetCommand: ParsableCommand {
             var one = self
             one.output = name
             do {
-                try one.transfer([target], paste: paste)
+                try one.transfer(URLTargets(urls: [target]), paste: paste)
             } catch let failure as CLIFailure {
                 if failure.code > 128 { throw failure }  // interrupted: stop here, as curl
                 StandardStreams.error("sluice: \(Sanitized.text(target.absoluteString)): \(failure.message)\n")
@@ -323,7 +317,7 @@ struct GetCommand: ParsableCommand {
     }
 
     /// Several URLs, at most `jobs` at once.
-    private func batch(_ targets: [URL], _ prepared: PreparedRequest, configuration: SessionConfiguration,
+    private func batch(_ targets: URLTargets, _ prepared: PreparedRequest, configuration: SessionConfiguration,
                        monitor: TaskEventMonitor?, retries: RetryLoop) throws {
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(jobs ?? SluiceConfig.inForce.jobs.value, configuration.httpMaximumConnectionsPerHost)
@@ -336,7 +330,7 @@ struct GetCommand: ParsableCommand {
         }
         let concurrency = max(1, jobs ?? SluiceConfig.inForce.jobs.value)
         configuration.maximumConcurrentTasks = concurrency  // BatchDelegate keeps more resumed (see its run)
-        let delegate = BatchDelegate(requests: targets.map(prepared.request(for:)), concurrency: concurrency, outputDirectory: directory)
+        let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
         delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {

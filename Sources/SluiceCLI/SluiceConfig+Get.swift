@@ -44,6 +44,11 @@ extension SluiceConfig {
         return limit
     }
 
+    /// The same for a command's URLs, parsed only when the file has host rules.
+    func sharedConnections(of targets: URLTargets) -> Int? {
+        hosts.isEmpty ? nil : sharedConnections(of: targets.all)
+    }
+
     func rule(forURL text: String) -> HostRule? {
         guard !hosts.isEmpty, let url = ParsedURL.parse(text) else { return nil }
         return rule(forURL: url)
