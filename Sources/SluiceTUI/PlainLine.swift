@@ -5,25 +5,34 @@ import SluiceViewModel
 /// One plain line per task for logs and pipes: no colour, no escape sequence.
 public enum PlainLine {
     public static func text(_ row: TaskRow, now: UInt64) -> String {
-        var parts = ["#\(row.id)"]
-        if let next = row.becameTask {
-            parts.append("became download #\(next)")
-        } else if case .failed(let failure) = row.outcome {
-            parts.append("failed: " + failure.words[0])
-        } else if let retry = row.retry {
-            parts.append(retry.text(now: now) + ": " + retry.reason)
-        } else {
-            parts.append(row.stateWord)
-            if let status = row.httpFailure { parts.append("HTTP \(status)") }
+        // One string, the parts appended in place: an array of parts joined cost a third of a line.
+        var line = "#"
+        line.reserveCapacity(160)
+        line += String(row.id)
+        func part(_ text: String) {
+            line += "  "
+            line += text
         }
-        var size = ByteCountText.format(row.bytes)
-        if row.expected >= 0 { size += " of " + ByteCountText.format(row.expected) }
-        parts.append(size)
-        if let rate = row.bytesPerSecond(now: now) { parts.append(ByteCountText.rate(rate)) }
-        if let path = row.savedPath { parts.append("saved " + path) }
-        parts.append(row.name)
-        parts.append(row.url)
-        if case .failed(let failure) = row.outcome { parts.append("(" + failure.detail + ")") }
-        return Sanitized.text(parts.joined(separator: "  "))
+        if let next = row.becameTask {
+            part("became download #" + String(next))
+        } else if case .failed(let failure) = row.outcome {
+            part("failed: " + failure.words[0])
+        } else if let retry = row.retry {
+            part(retry.text(now: now) + ": " + retry.reason)
+        } else {
+            part(row.stateWord)
+            if let status = row.httpFailure { part("HTTP " + String(status)) }
+        }
+        part(ByteCountText.format(row.bytes))
+        if row.expected >= 0 {
+            line += " of "
+            line += ByteCountText.format(row.expected)
+        }
+        if let rate = row.bytesPerSecond(now: now) { part(ByteCountText.rate(rate)) }
+        if let path = row.savedPath { part("saved " + path) }
+        part(row.name)
+        part(row.url)
+        if case .failed(let failure) = row.outcome { part("(" + failure.detail + ")") }
+        return Sanitized.text(line)
     }
 }

@@ -3,9 +3,12 @@
 public enum Sanitized {
     /// Control characters (C0, DEL, C1, including ESC) become visible escapes such as `\x1b`.
     public static func text(_ s: String) -> String {
-        // Most text (URLs, names, plain lines) is printable ASCII already: returned as it is, without a copy.
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s }
-        return escaped(s)
+        // Most text (URLs, names, plain lines) is printable ASCII already: returned as it is, without a copy. Its
+        // bytes are checked in place when the string has them in one piece (the view's iterator cost about 18
+        // instructions a byte).
+        let printable = s.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+            ?? s.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        return printable ? s : escaped(s)
     }
 
     /// The scalar-by-scalar walk `text` takes for any text that is not all printable ASCII.

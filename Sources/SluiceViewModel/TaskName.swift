@@ -6,7 +6,16 @@ public enum TaskName {
     /// else the URL itself; cleaned for a terminal (no control characters, separators or bidi overrides).
     public static func of(url: String, dispositionName: String? = nil) -> String {
         if let name = dispositionName.flatMap(SafeFileName.clean) { return name }
+        return name(of: URLParts(url), url: url)
+    }
+
+    /// `of(url:)` and `host(of:)` together, from one split of the URL (a new row needs both).
+    public static func nameAndHost(of url: String) -> (name: String, host: String?) {
         let parts = URLParts(url)
+        return (name(of: parts, url: url), parts.host.flatMap { $0.isEmpty ? nil : Sanitized.text($0) })
+    }
+
+    private static func name(of parts: URLParts, url: String) -> String {
         if let segment = parts.lastSegment.flatMap({ SafeFileName.clean(percentDecoded($0)) }) { return segment }
         if let host = parts.host, !host.isEmpty { return Sanitized.text(host) }
         return Sanitized.text(url)
@@ -26,6 +35,7 @@ public enum TaskName {
 
     /// `%41` becomes `A`; bytes that are not UTF-8 become U+FFFD rather than failing.
     static func percentDecoded(_ text: Substring) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }  // most names: nothing to decode
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var it = text.utf8.makeIterator()

@@ -66,8 +66,7 @@ public struct TaskRow: Equatable, Sendable, Codable {
     public init(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine] = [], at time: UInt64) {
         self.id = id
         self.url = url
-        name = TaskName.of(url: url)
-        host = TaskName.host(of: url)
+        (name, host) = TaskName.nameAndHost(of: url)
         self.kind = kind
         self.requestHeaders = requestHeaders
         added = time
