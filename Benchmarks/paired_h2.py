@@ -1,0 +1,49 @@
+"""curl and sluice binaries on 2,000 small files over one HTTP/2 connection, paired round by round (see
+https-paired). Prints each client's median wall time, and each sluice's median ratio to curl's run of the same round
+with a bootstrap 95 % interval of that median and the number of rounds it was faster."""
+import argparse, os, random, statistics, subprocess, time
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("--rounds", type=int, required=True)
+    a.add_argument("--base", required=True)
+    a.add_argument("--www", required=True)
+    a.add_argument("--ca", required=True)
+    a.add_argument("--out-dir", required=True)
+    a.add_argument("binaries", nargs="+")
+    args = a.parse_args()
+    names = sorted(os.listdir(os.path.join(args.www, "small")))[:2000]
+    urls = os.path.join(args.out_dir, "paired-urls.txt")
+    config = os.path.join(args.out_dir, "paired-curl.cfg")
+    with open(urls, "w") as f:
+        f.writelines(f"{args.base}/small/{n}\n" for n in names)
+    with open(config, "w") as f:
+        f.writelines(f'url = "{args.base}/small/{n}"\n' for n in names)
+    clients = {"curl": ["curl", "-s", "-Z", "--parallel-max", "50", "--http2", "--cacert", args.ca, "-K", config]}
+    for path in args.binaries:
+        label = path if path not in clients else path + "'"
+        clients[label] = [path, "get", "-j", "50", "--http2", "--cacert", args.ca, "-i", urls]
+    expected = 16384 * len(names)
+    times = {k: [] for k in clients}
+    for _ in range(args.rounds):
+        order = list(clients)
+        random.shuffle(order)
+        for k in order:
+            start = time.perf_counter()
+            done = subprocess.run(clients[k], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+            times[k].append(time.perf_counter() - start)
+            if len(done.stdout) != expected:  # results checked: every body, whole
+                raise SystemExit(f"{k}: {len(done.stdout)} bytes on stdout instead of {expected}")
+    print(f"{len(names)} files of 16 KiB over one HTTP/2 connection, {args.rounds} paired rounds ({os.cpu_count()} cores)")
+    for k in clients:
+        line = f"{k:40s} median {statistics.median(times[k]) * 1000:6.1f} ms"
+        if k != "curl":
+            ratios = [s / c for s, c in zip(times[k], times["curl"])]
+            medians = sorted(statistics.median(random.choices(ratios, k=len(ratios))) for _ in range(2000))
+            line += (f"  x curl {statistics.median(ratios):.3f} (95 % interval {medians[50]:.3f}-{medians[1949]:.3f}),"
+                     f" faster in {sum(r < 1 for r in ratios)} of {len(ratios)} rounds")
+        print(line, flush=True)
+
+
+main()
