@@ -37,21 +37,71 @@ final class RateGovernor {
     /// A rate measured over less time than this is noise (libcurl reads in buffer-sized bursts).
     static let shortestSample: UInt64 = 900_000_000
 
-    init(sessionLimit: Int64?, receiveBufferSize: Int) {
+    /// The session's limit over every byte received, while it has one: the loop starts no transfer while bytes are
+    /// ahead of it (see ReceiveBudget).
+    private(set) var budget: ReceiveBudget?
+    /// A limit was set where there was none: the running transfers' bytes so far are not counted against it.
+    private var countFromNow = false
+    /// Transfers that ended while counted, and their bytes: what a start costs on average.
+    private var endedTransfers = 0
+    private var endedBytes: Int64 = 0
+
+    init(sessionLimit: Int64?, receiveBufferSize: Int, now: UInt64 = uptimeNow()) {
         self.sessionLimit = Self.normalized(sessionLimit)
         self.receiveBufferSize = receiveBufferSize
+        budget = self.sessionLimit.map { ReceiveBudget(limit: $0, now: now) }
     }
 
-    func setSessionLimit(_ limit: Int64?) {
+    func setSessionLimit(_ limit: Int64?, now: UInt64 = uptimeNow()) {
         sessionLimit = Self.normalized(limit)
         dirty = true
+        if budget == nil, sessionLimit != nil { countFromNow = true }
+        budget = sessionLimit.map { budget?.changed(to: $0, now: now) ?? ReceiveBudget(limit: $0, now: now) }
     }
+
+    /// Counts what each running transfer received since the last count; nothing without a session limit.
+    func account<C: Collection>(_ transfers: C) where C.Element == Transfer {
+        guard budget != nil else { return }
+        for t in transfers { count(t) }
+        countFromNow = false
+    }
+
+    /// The bytes `t` received since it was last counted go against the budget.
+    private func count(_ t: Transfer) {
+        guard budget != nil, let easy = t.easy else { return }
+        var received: curl_off_t = 0
+        guard sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK else { return }
+        let bytes = Int64(received)
+        if !countFromNow { budget?.spend(bytes - t.budgetCounted) }
+        t.budgetCounted = bytes
+    }
+
+    /// How many transfers may start now: any number without a session limit; with one, none while bytes are owed,
+    /// else one more for each average transfer's worth the budget holds (all, before any transfer has ended). So the
+    /// starts are paced at the limit, and what ran ahead of it at the end is about one transfer's bytes.
+    func startsAllowed(now: UInt64) -> Int {
+        guard var budget else { return .max }
+        budget.advance(to: now)
+        self.budget = budget
+        guard budget.allowsStart else { return 0 }
+        guard endedTransfers > 0, endedBytes > 0 else { return .max }
+        let average = Double(endedBytes) / Double(endedTransfers)
+        return 1 + Int(min(budget.balance / average, 1e6))
+    }
+
+    /// How long until a transfer may start, as of the last `startsAllowed`.
+    var nanosecondsUntilStart: UInt64 { budget?.nanosecondsUntilStart ?? 0 }
 
     /// A transfer started or ended, or a task's own limit changed.
     func transfersChanged() { dirty = true }
 
     /// The transfer is leaving the loop; its easy handle goes back to the spares with no limit (curl_easy_reset).
     func forget(_ transfer: Transfer) {
+        if budget != nil {
+            count(transfer)  // its last bytes, which may be all it had: a small response comes in one read
+            endedTransfers += 1
+            endedBytes += transfer.budgetCounted
+        }
         flows[ObjectIdentifier(transfer)] = nil
         dirty = true
     }

@@ -29,3 +29,11 @@ extension SessionTask {
         }
     }
 }
+
+extension Session {
+    /// The session's receive budget as the loop counts it now, and the tasks it holds back from starting, answered
+    /// on the transfer thread (for tests and diagnostics); nil without a session limit.
+    func receiveBudget(_ answer: @escaping @Sendable (ReceiveBudget?, [Int]) -> Void) {
+        if !loop.send(.receiveBudget(answer)) { answer(nil, []) }
+    }
+}

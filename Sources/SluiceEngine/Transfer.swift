@@ -49,6 +49,8 @@ final class Transfer {
     /// time instead of a clock read per header line and per body chunk (12 a request in the HTTP/2 small-file
     /// benchmark). The timeout can fire up to one check (100 ms) later than the last byte says, never earlier.
     @exclusivity(unchecked) private var receivedSinceCheck = false
+    /// What the session's receive budget has counted of this transfer's bytes (RateGovernor; loop thread only).
+    var budgetCounted: Int64 = 0
     private let inactivityLimit: UInt64
     private let maximumRedirects: Int
     private let deadline: UInt64
@@ -679,7 +681,8 @@ final class Transfer {
             receivedSinceCheck = false
         }
         // A held transfer waits for its consumer, not the network; one that waits for a redirect's body does not.
-        guard machine.timeoutApplies, !uploadStarved, now &- lastActivity > inactivityLimit else { return nil }
+        // `now` may be from before this transfer began (a clock read earlier in the loop's turn): not a wait.
+        guard machine.timeoutApplies, !uploadStarved, now > lastActivity, now - lastActivity > inactivityLimit else { return nil }
         let tenths = inactivityLimit / 100_000_000
         let seconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
         return TransferError(.timedOut, "no data for \(seconds) s", failingURL: url)

@@ -42,6 +42,8 @@ final class TransferLoop: @unchecked Sendable {
         case rateLimitChanged(Int?, sessionLimit: Int64?)
         /// Answers with the task's transfer's share of the limits and what libcurl was given (nil: none).
         case appliedRateLimit(Int, @Sendable (RateGovernor.Limit?) -> Void)
+        /// Answers with the session's receive budget as counted now, and the tasks it holds back.
+        case receiveBudget(@Sendable (ReceiveBudget?, [Int]) -> Void)
         case shutdown
     }
 
@@ -105,6 +107,10 @@ final class TransferLoop: @unchecked Sendable {
     /// Places freed and not yet given on, and whether `releasePlace` is giving them (further up the stack).
     @exclusivity(unchecked) private var placesToGive = 0
     @exclusivity(unchecked) private var givingPlaces = false
+    /// Tasks whose start waits for the session's receive budget (RateGovernor.startsAllowed), in the order they
+    /// came: with a session limit every start passes here, paced by the budget. A task from `places` keeps its
+    /// place meanwhile.
+    @exclusivity(unchecked) private var heldForBudget: [SessionTask] = []
     @exclusivity(unchecked) private var nextTimeoutCheck: UInt64 = 0
 
     /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
@@ -225,24 +231,31 @@ final class TransferLoop: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             for t in transfers.values { t.flushPending() }
             collectFinished(multi)
+            rates.account(transfers.values)
             let now = uptimeNow()
             if now >= nextTimeoutCheck {
                 checkTimeouts(now: now)
                 nextTimeoutCheck = now + 100_000_000
             }
+            if !heldForBudget.isEmpty { startHeldForBudget(now: now) }  // after the check: they start after `now`
             let localFlowing = pumpLocalSources()
             flushOutbox()
-            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty && places.isEmpty {
+            if shuttingDown && transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty && places.isEmpty
+                && heldForBudget.isEmpty {
                 close()
                 return
             }
             let idle = transfers.isEmpty && awaitingStream.isEmpty && waitingTasks.isEmpty && places.isEmpty
+                && heldForBudget.isEmpty
             // Idle for a while: sleep until libcurl's next timer. Just idle (the next task of a busy caller is on its
             // way), at most a second, so that a wakeup lost anywhere costs a second and never an hour.
             if !idle { idleSince = nil } else if idleSince == nil { idleSince = now }
             let longIdle = idleSince.map { now &- $0 > 10_000_000_000 } ?? false
             var wait = localFlowing ? 0 : idle ? (longIdle ? Self.idleWait(multi) : min(1000, Self.idleWait(multi))) : 100
             if wait > Self.batchWaitCap, inbox.withLock({ $0.batchesOut > 0 }) { wait = Self.batchWaitCap }
+            if !heldForBudget.isEmpty {  // awake when the budget lets the held tasks start
+                wait = min(wait, Int32(clamping: max(1, (rates.nanosecondsUntilStart + 999_999) / 1_000_000)))
+            }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
     }
@@ -259,11 +272,13 @@ final class TransferLoop: @unchecked Sendable {
         assertOnLoopThread("a loop command")
         switch command {
         case .start(let task):
+            // With a session limit every start goes through the budget's line, paced there.
+            guard rates.budget == nil else { return heldForBudget.append(task) }
             start(task)
         case .suspend(let id):
             if let t = transfers[id] {
                 settle(t, t.suspend())
-            } else if waitingTasks[id] != nil || places.isWaiting(id) {
+            } else if waitingTasks[id] != nil || places.isWaiting(id) || heldForBudget.contains(where: { $0.taskIdentifier == id }) {
                 suspendedWhileWaiting.insert(id)
             }
         case .resume(let id):
@@ -285,6 +300,11 @@ final class TransferLoop: @unchecked Sendable {
             } else if let task = places.remove(id) {
                 suspendedWhileWaiting.remove(id)
                 task.finish(error: .cancelled(task.currentRequest.url))
+            } else if let index = heldForBudget.firstIndex(where: { $0.taskIdentifier == id }) {
+                let task = heldForBudget.remove(at: index)
+                suspendedWhileWaiting.remove(id)
+                task.finish(error: .cancelled(task.currentRequest.url))
+                releasePlace(of: task)
             }
         case .newBodyStream(let id, let stream):
             guard let waiting = awaitingStream.removeValue(forKey: id) else { return }
@@ -335,10 +355,13 @@ final class TransferLoop: @unchecked Sendable {
         case .fail(let id, let error):
             if let t = transfers[id] { finish(t, error) }
         case .rateLimitChanged(let id, let sessionLimit):
-            if id == nil { rates.setSessionLimit(sessionLimit) } else { rates.transfersChanged() }
+            if id == nil { rates.setSessionLimit(sessionLimit, now: uptimeNow()) } else { rates.transfersChanged() }
         case .appliedRateLimit(let id, let answer):
             rates.share(transfers.values, now: uptimeNow())  // a change sent just before is answered with its effect
             answer(transfers[id].flatMap { rates.limit(of: $0) })
+        case .receiveBudget(let answer):
+            rates.account(transfers.values)
+            answer(rates.budget, heldForBudget.map(\.taskIdentifier))
         case .shutdown:
             shuttingDown = true
         }
@@ -377,6 +400,22 @@ final class TransferLoop: @unchecked Sendable {
         if suspendedWhileWaiting.remove(next) != nil, let started = transfers[next] { settle(started, started.suspend()) }
     }
 
+    /// Starts as many of the tasks waiting for the session's receive budget as it allows now (all of them once it
+    /// is lifted), in the order they came.
+    private func startHeldForBudget(now: UInt64) {
+        let count = min(heldForBudget.count, rates.startsAllowed(now: now))
+        guard count > 0 else { return }
+        let ready = heldForBudget.prefix(count)
+        heldForBudget.removeFirst(count)
+        for task in ready {
+            let id = task.taskIdentifier
+            start(task)
+            if !suspendedWhileWaiting.isEmpty, let started = transfers[id], suspendedWhileWaiting.remove(id) != nil {
+                settle(started, started.suspend())
+            }
+        }
+    }
+
     /// The task has ended: its place among the session's running tasks goes to the first in line, started now.
     /// A loop, not a recursion: a task that cannot launch gives its place on at once, and thousands may wait.
     private func releasePlace(of ended: SessionTask) {
@@ -399,6 +438,10 @@ final class TransferLoop: @unchecked Sendable {
                 continue
             }
             next.holdsPlace = true
+            guard rates.budget == nil else {
+                heldForBudget.append(next)  // with its place, started by the budget's line this turn or later
+                continue
+            }
             start(next)
             // Suspended while it waited: suspended now that it runs (one that waits for its origin keeps the mark).
             if !suspendedWhileWaiting.isEmpty, let started = transfers[id], suspendedWhileWaiting.remove(id) != nil {

@@ -133,4 +133,61 @@ import Testing
         #expect(await limit(of: tasks[1], in: session) == nil)
         #expect(await limit(of: tasks[0], in: session)?.allotted == 100_000)
     }
+
+    /// The loop's receive budget and the tasks it holds back.
+    func budget(of session: Session) async -> (ReceiveBudget?, [Int]) {
+        await withCheckedContinuation { continuation in
+            session.receiveBudget { continuation.resume(returning: ($0, $1)) }
+        }
+    }
+
+    /// Responses of a few kilobytes come in one read, before libcurl's own pacing can hold them: the session's
+    /// budget counts every byte of them anyway (with a limit high enough here to hold nothing back).
+    @Test func theSessionLimitCountsEveryByteOfSmallResponses() async throws {
+        let server = try Servers.shared()
+        var configuration = SessionConfiguration()
+        configuration.maximumBytesPerSecond = 500_000_000
+        let session = Session(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let sizes = [10, 700, 16_384, 30_000]
+        let tasks = sizes.map { session.dataTask(with: server.url("/bytes/\($0)")) }
+        tasks.forEach { $0.resume() }
+        #expect(await eventually { tasks.allSatisfy { $0.state == .completed } })
+        let (counted, held) = await budget(of: session)
+        #expect(counted?.spent == Int64(sizes.reduce(0, +)))
+        #expect(held.isEmpty)
+    }
+
+    @Test func withoutASessionLimitNothingIsCountedOrHeld() async throws {
+        let server = try Servers.shared()
+        let session = Session()
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: server.url("/bytes/1000"))
+        task.resume()
+        #expect(await eventually { task.state == .completed })
+        let (counted, held) = await budget(of: session)
+        #expect(counted == nil && held.isEmpty)
+    }
+
+    /// At 100 bytes a second, a 2,000-byte response puts the session 20 s ahead of its limit: the next task waits
+    /// (its start is held, not refused), and a cancel ends it there.
+    @Test func bytesAheadOfTheSessionLimitHoldTheNextStartBack() async throws {
+        let server = try Servers.shared()
+        var configuration = SessionConfiguration()
+        configuration.maximumBytesPerSecond = 100
+        let session = Session(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let first = session.dataTask(with: server.url("/bytes/2000"))
+        first.resume()
+        #expect(await eventually { first.state == .completed })
+        let next = session.dataTask(with: server.url("/bytes/10"))
+        next.resume()
+        let (counted, held) = await budget(of: session)
+        #expect(counted.map { $0.balance < -1_000 } == true, "\(String(describing: counted))")
+        #expect(held == [next.taskIdentifier])
+        next.cancel()
+        #expect(await eventually { next.state == .completed })
+        #expect(next.error?.code == .cancelled)
+        #expect(await budget(of: session).1.isEmpty)
+    }
 }
