@@ -11,6 +11,8 @@ def main():
     a.add_argument("--www", required=True)
     a.add_argument("--ca", required=True)
     a.add_argument("--out-dir", required=True)
+    a.add_argument("--sink", choices=["devnull", "pipe"], default="devnull",
+                   help="where the timed runs' bodies go: /dev/null (as Benchmarks/https), or a pipe read by this script")
     a.add_argument("binaries", nargs="+")
     args = a.parse_args()
     names = sorted(os.listdir(os.path.join(args.www, "small")))[:2000]
@@ -25,17 +27,24 @@ def main():
         label = path if path not in clients else path + "'"
         clients[label] = [path, "get", "-j", "50", "--http2", "--cacert", args.ca, "-i", urls]
     expected = 16384 * len(names)
+    for k in clients:  # results checked first, once: every body, whole
+        done = subprocess.run(clients[k], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+        if len(done.stdout) != expected:
+            raise SystemExit(f"{k}: {len(done.stdout)} bytes on stdout instead of {expected}")
+    sink = subprocess.DEVNULL if args.sink == "devnull" else subprocess.PIPE
     times = {k: [] for k in clients}
     for _ in range(args.rounds):
         order = list(clients)
         random.shuffle(order)
         for k in order:
             start = time.perf_counter()
-            done = subprocess.run(clients[k], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+            done = subprocess.run(clients[k], stdout=sink, stderr=subprocess.DEVNULL, check=True)
             times[k].append(time.perf_counter() - start)
-            if len(done.stdout) != expected:  # results checked: every body, whole
+            if args.sink == "pipe" and len(done.stdout) != expected:
                 raise SystemExit(f"{k}: {len(done.stdout)} bytes on stdout instead of {expected}")
-    print(f"{len(names)} files of 16 KiB over one HTTP/2 connection, {args.rounds} paired rounds ({os.cpu_count()} cores)")
+    where = "/dev/null" if args.sink == "devnull" else "a pipe"
+    print(f"{len(names)} files of 16 KiB over one HTTP/2 connection, bodies to {where}, {args.rounds} paired rounds"
+          f" ({os.cpu_count()} cores)")
     for k in clients:
         line = f"{k:40s} median {statistics.median(times[k]) * 1000:6.1f} ms"
         if k != "curl":
