@@ -12,7 +12,7 @@ public enum TaskName {
     /// `of(url:)` and `host(of:)` together, from one split of the URL (a new row needs both).
     public static func nameAndHost(of url: String) -> (name: String, host: String?) {
         let parts = URLParts(url)
-        return (name(of: parts, url: url), parts.host.flatMap { $0.isEmpty ? nil : Sanitized.text($0) })
+        return (name(of: parts, url: url), host(of: parts))
     }
 
     private static func name(of parts: URLParts, url: String) -> String {
@@ -29,9 +29,9 @@ public enum TaskName {
     }
 
     /// "host" or "host:port", or nil for URLs without one (file:, data:).
-    public static func host(of url: String) -> String? {
-        URLParts(url).host.flatMap { $0.isEmpty ? nil : Sanitized.text($0) }
-    }
+    public static func host(of url: String) -> String? { host(of: URLParts(url)) }
+
+    private static func host(of parts: URLParts) -> String? { parts.host.flatMap { $0.isEmpty ? nil : Sanitized.text($0) } }
 
     /// `%41` becomes `A`; bytes that are not UTF-8 become U+FFFD rather than failing.
     static func percentDecoded(_ text: Substring) -> String {
