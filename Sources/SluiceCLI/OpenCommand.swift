@@ -112,12 +112,20 @@ struct OpenCommand: ParsableCommand {
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         app.restore(records)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
-        // would merge a repeat only while the first runs, and save a second copy once it had ended.
+        // would merge a repeat only while the first runs, and save a second copy once it had ended. And one an
+        // earlier run saved here (the file still in place) is not fetched again: the same command run again after
+        // a crash fetches what is left.
         var given: Set<String> = []
         var repeats = 0
+        let savedEarlier = download ? SavedEarlier(stored, in: directory) : SavedEarlier([], in: directory)
+        var alreadySaved = 0
         for (text, url) in zip(texts, urls) {
             if download, !given.insert(url.absoluteString).inserted {
                 repeats += 1
+                continue
+            }
+            if download, savedEarlier.path(for: url.absoluteString) != nil {
+                alreadySaved += 1
                 continue
             }
             // A host rule's split and limit-rate are that host's tasks' own (a typed --split wins over the rule's).
@@ -130,9 +138,19 @@ struct OpenCommand: ParsableCommand {
                 if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
             }
         }
-        let notice = repeats == 0 ? nil : "\(repeats) URL\(repeats == 1 ? " was" : "s were") given again; each URL is downloaded once"
+        let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved)
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
                           taskCommand: config.taskCommand.value, notice: notice)
+    }
+
+    /// What the status line (or standard error) says of the URLs not fetched: repeats, and files already saved.
+    static func notice(repeats: Int, alreadySaved: Int) -> String? {
+        var parts: [String] = []
+        if repeats > 0 { parts.append("\(repeats) URL\(repeats == 1 ? " was" : "s were") given again; each URL is downloaded once") }
+        if alreadySaved > 0 {
+            parts.append("\(alreadySaved) URL\(alreadySaved == 1 ? " was" : "s were") saved by an earlier run and \(alreadySaved == 1 ? "is" : "are") there; not fetched again (--fresh fetches anew)")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// `--background`: the URLs go to the daemon, then the UI attaches to it.

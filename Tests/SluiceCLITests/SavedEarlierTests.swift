@@ -1,0 +1,53 @@
+// Running the same `sluice -d` command again: what an earlier run saved here, file still in place, is not fetched
+// again; anything else (cancelled, failed, moved away, elsewhere, a partial file beside it) is.
+import Foundation
+@testable import SluiceCLI
+import SluiceStore
+import Testing
+
+@Suite struct SavedEarlierTests {
+    func record(_ url: String, _ target: String, _ state: StoredTask.State, outcome: String? = nil,
+                kind: StoredTask.Kind = .download) -> StoredTask {
+        StoredTask(url: url, kind: kind, state: state, destination: target, createdAt: 0, outcome: outcome)
+    }
+
+    @Test func aSavedFileStillInPlaceIsNotFetchedAgain() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        for name in ["a", "b", "c", "d", "e", "g", "e.sluice-part"] {
+            #expect(FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8)))
+        }
+        let saved = SavedEarlier([
+            record("http://h/a", dir.path + "/a", .completed, outcome: "saved"),
+            record("http://h/b", dir.path + "/b", .running),                        // finished after the store last heard
+            record("http://h/c", dir.path + "/c", .cancelled, outcome: "cancelled"),
+            record("http://h/d", dir.path + "/d", .failed, outcome: "HTTP 404"),
+            record("http://h/e", dir.path + "/e", .running),                        // its partial file is still there
+            record("http://h/f", dir.path + "/f", .completed, outcome: "saved"),    // moved away since
+            record("http://h/g", dir.path + "/g", .completed, outcome: "finished", kind: .data),
+            record("http://h/x", "/elsewhere/x", .completed, outcome: "saved"),
+        ], in: dir.path)
+        #expect(saved.path(for: "http://h/a") == dir.path + "/a")
+        #expect(saved.path(for: "http://h/b") == dir.path + "/b")
+        for url in ["http://h/c", "http://h/d", "http://h/e", "http://h/f", "http://h/g", "http://h/x", "http://h/zzz"] {
+            #expect(saved.path(for: url) == nil, "\(url)")
+        }
+    }
+
+    @Test func aDirectoryIsNotAFile() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.path + "/a", withIntermediateDirectories: false)
+        let saved = SavedEarlier([record("http://h/a", dir.path + "/a", .completed, outcome: "saved")], in: dir.path)
+        #expect(saved.isEmpty)
+    }
+
+    @Test func theNoticeNamesRepeatsAndFilesAlreadySaved() {
+        #expect(OpenCommand.notice(repeats: 0, alreadySaved: 0) == nil)
+        #expect(OpenCommand.notice(repeats: 1, alreadySaved: 0) == "1 URL was given again; each URL is downloaded once")
+        #expect(OpenCommand.notice(repeats: 0, alreadySaved: 3)
+                == "3 URLs were saved by an earlier run and are there; not fetched again (--fresh fetches anew)")
+        #expect(OpenCommand.notice(repeats: 2, alreadySaved: 1)
+                == "2 URLs were given again; each URL is downloaded once; 1 URL was saved by an earlier run and is there; not fetched again (--fresh fetches anew)")
+    }
+}
