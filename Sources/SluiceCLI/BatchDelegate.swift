@@ -50,6 +50,12 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         self.outputDirectory = outputDirectory
         done = Array(repeating: false, count: targets.count)
         urls = Array(repeating: nil, count: targets.count)
+        if prepared.entersCredentials {
+            for position in 0..<targets.count {
+                urls[position] = targets.url(at: position)
+                if let url = urls[position] { _ = prepared.request(for: url) }
+            }
+        }
     }
 
     /// Starts the first tasks and waits until every URL has completed. Twice `concurrency` are resumed at a time:

@@ -93,7 +93,7 @@ struct GetCommand: ParsableCommand {
         do {
             try FlowRecorder.$current.withValue(recorder) {
                 if let outputs = globbed.outputs, outputs.count == targets.count {
-                    try transferEach(targets.all, to: outputs, paste: paste)
+                    try transferEach(try targets.all(), to: outputs, paste: paste)
                 } else {
                     try transfer(targets, paste: paste)
                 }
@@ -127,7 +127,7 @@ struct GetCommand: ParsableCommand {
             let batchRetries = outputDir == nil ? retries : downloadRetries
             return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries)
         }
-        guard let target = targets.url(at: 0) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch") }
+        guard let target = targets.url(at: 0) else { throw URLTargets.refused(targets.texts[0]) }
         guard let output else {
             return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
                              monitor: monitor, retries: retries)

@@ -110,6 +110,9 @@ struct OpenCommand: ParsableCommand {
                               hostLimit: { [config] host in perHostTyped ? nil : config.connections(forHost: host) },
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
+        // What earlier runs saved here, read before the restore resumes anything (a resumed download that ends
+        // meanwhile is this run's, not an earlier one's).
+        let savedEarlier = download ? SavedEarlier(stored, in: directory) : SavedEarlier([], in: directory)
         app.restore(records)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
         // would merge a repeat only while the first runs, and save a second copy once it had ended. And one an
@@ -117,7 +120,6 @@ struct OpenCommand: ParsableCommand {
         // a crash fetches what is left.
         var given: Set<String> = []
         var repeats = 0
-        let savedEarlier = download ? SavedEarlier(stored, in: directory) : SavedEarlier([], in: directory)
         var alreadySaved = 0
         for (text, url) in zip(texts, urls) {
             if download, !given.insert(url.absoluteString).inserted {

@@ -245,6 +245,15 @@ struct PreparedRequest: Sendable {
 
     init(method: String) { self.method = method }
 
+    /// Whether making a request also enters credentials in the session's store (--digest, --anyauth): then a
+    /// list's requests are made before the first transfer, so that a redirect to a host later in the list finds its
+    /// credential whatever the timing (as they all were before requests were made as their transfers start).
+    var entersCredentials: Bool {
+        guard answeredMethods != nil else { return false }
+        if case .none = credentials { return hostRules.config.hosts.contains { $0.netrc?.value == true } }
+        return true
+    }
+
     /// The request for one URL: the method, headers and body the flags gave, credentials for its host.
     func request(for url: URL) -> Request {
         var fields = headers

@@ -1,9 +1,6 @@
 // The downloads an earlier run of `sluice -d` saved into this directory, by URL: running the same command again
 // after a crash, a kill -9 or a quit fetches what is left, not a second copy (NAME.1) of what is already there, as
 // a rerun of `wget -c` or `aria2c -c` finds a complete file complete.
-#if canImport(Glibc)
-import Glibc
-#endif
 import SluiceStore
 import SluiceTUI
 
@@ -12,27 +9,25 @@ struct SavedEarlier {
 
     /// From the store's records: a download saved into `directory` (or finished there after the store last heard
     /// of it: the file in place and no partial file beside it) whose file is still there. A cancelled or failed
-    /// one is not: that URL is fetched again.
+    /// one is not: that URL is fetched again; nor is a URL with an unfinished download whose partial file is there
+    /// (the restore continues that one). Read before the restore starts anything.
     init(_ records: [StoredTask], in directory: String) {
+        var continued: Set<String> = []
         for record in records where record.kind == .download {
             guard let target = record.destination else { continue }
             let companions = DownloadCompanions(target: target)
             guard companions.directory == directory else { continue }
-            let saved = record.state == .completed && record.outcome == "saved"
-            guard saved || !record.state.isFinished, Self.isInPlace(companions) else { continue }
-            paths[record.url] = target
+            if companions.isInPlace {
+                if record.state == .completed && record.outcome == "saved" || !record.state.isFinished { paths[record.url] = target }
+            } else if !record.state.isFinished {
+                continued.insert(record.url)
+            }
         }
+        for url in continued { paths[url] = nil }
     }
 
     /// Where the earlier run saved `url` (compared as parsed text), if it did and the file is there.
     func path(for url: String) -> String? { paths.isEmpty ? nil : paths[url] }
 
     var isEmpty: Bool { paths.isEmpty }
-
-    /// A regular file at the target, and no partial file beside it.
-    private static func isInPlace(_ companions: DownloadCompanions) -> Bool {
-        var info = stat()
-        guard lstat(companions.target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        return lstat(companions.partialPath, &info) != 0
-    }
 }

@@ -46,7 +46,7 @@ extension SluiceConfig {
 
     /// The same for a command's URLs, parsed only when the file has host rules.
     func sharedConnections(of targets: URLTargets) -> Int? {
-        hosts.isEmpty ? nil : sharedConnections(of: targets.all)
+        hosts.isEmpty ? nil : sharedConnections(of: (try? targets.all()) ?? [])
     }
 
     func rule(forURL text: String) -> HostRule? {

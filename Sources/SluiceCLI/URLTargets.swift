@@ -22,9 +22,7 @@ struct URLTargets {
                 checked.append(nil)
                 continue
             }
-            guard let url = ParsedURL.parse(text) else {
-                throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
-            }
+            guard let url = ParsedURL.parse(text) else { throw Self.refused(text) }
             checked.append(url)
         }
         self.texts = texts
@@ -42,6 +40,15 @@ struct URLTargets {
     /// The URL at `position`. Nil only if the parser refused what the check vouched for (the tests say it does not).
     func url(at position: Int) -> URL? { checked[position] ?? ParsedURL.parse(texts[position]) }
 
-    /// All of them, for the paths that take few URLs.
-    var all: [URL] { texts.indices.compactMap(url(at:)) }
+    /// All of them, for the paths that take few URLs; a refusal the check did not foresee is the command's error.
+    func all() throws -> [URL] {
+        try texts.indices.map { position in
+            guard let url = url(at: position) else { throw Self.refused(texts[position]) }
+            return url
+        }
+    }
+
+    static func refused(_ text: String) -> CLIFailure {
+        CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
+    }
 }

@@ -72,24 +72,34 @@ final class RateGovernor {
         var received: curl_off_t = 0
         guard sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK else { return }
         let bytes = Int64(received)
+        guard bytes > t.budgetCounted else { return }  // still within what its start was charged
         if !countFromNow { budget?.spend(bytes - t.budgetCounted) }
         t.budgetCounted = bytes
     }
 
-    /// How many transfers may start now: any number without a session limit; with one, none while bytes are owed,
-    /// else one more for each average transfer's worth the budget holds (all, before any transfer has ended). So the
-    /// starts are paced at the limit, and what ran ahead of it at the end is about one transfer's bytes.
-    func startsAllowed(now: UInt64) -> Int {
-        guard var budget else { return .max }
+    /// Whether one more transfer may start now, and what it is charged in advance: always (0) without a session
+    /// limit; with one, only while nothing is owed, charged the average ended transfer's bytes (0 before any has
+    /// ended). The charge paces the starts that come before their bytes do; the transfer's own count takes it back
+    /// as its bytes arrive, and what it does not use is refunded when it ends.
+    func reserveStart(now: UInt64) -> Int64? {
+        guard var budget else { return 0 }
         budget.advance(to: now)
+        guard budget.allowsStart else {
+            self.budget = budget
+            return nil
+        }
+        let charge = endedTransfers > 0 ? endedBytes / Int64(endedTransfers) : 0
+        budget.spend(charge)
         self.budget = budget
-        guard budget.allowsStart else { return 0 }
-        guard endedTransfers > 0, endedBytes > 0 else { return .max }
-        let average = Double(endedBytes) / Double(endedTransfers)
-        return 1 + Int(min(budget.balance / average, 1e6))
+        return charge
     }
 
-    /// How long until a transfer may start, as of the last `startsAllowed`.
+    /// A charge given back: the transfer it was made for did not start.
+    func refund(_ bytes: Int64) {
+        if bytes > 0 { budget?.refund(bytes) }
+    }
+
+    /// How long until a transfer may start, as of the last `reserveStart`.
     var nanosecondsUntilStart: UInt64 { budget?.nanosecondsUntilStart ?? 0 }
 
     /// A transfer started or ended, or a task's own limit changed.
@@ -97,10 +107,13 @@ final class RateGovernor {
 
     /// The transfer is leaving the loop; its easy handle goes back to the spares with no limit (curl_easy_reset).
     func forget(_ transfer: Transfer) {
-        if budget != nil {
+        if budget != nil, let easy = transfer.easy {  // data: and file: transfers receive nothing from the network
             count(transfer)  // its last bytes, which may be all it had: a small response comes in one read
+            var received: curl_off_t = 0
+            let bytes = sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK ? Int64(received) : 0
+            if transfer.budgetCounted > bytes { refund(transfer.budgetCounted - bytes) }  // charged more than it used
             endedTransfers += 1
-            endedBytes += transfer.budgetCounted
+            endedBytes += bytes
         }
         flows[ObjectIdentifier(transfer)] = nil
         dirty = true

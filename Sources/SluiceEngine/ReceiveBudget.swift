@@ -37,12 +37,19 @@ struct ReceiveBudget: Equatable {
         spent += bytes
     }
 
+    /// Bytes charged in advance and not used: given back, within what may be saved up.
+    mutating func refund(_ bytes: Int64) {
+        guard bytes > 0 else { return }
+        balance = min(Double(limit) * Self.savedSeconds, balance + Double(bytes))
+        spent -= bytes
+    }
+
     /// A new transfer may start: nothing is owed.
     var allowsStart: Bool { balance >= 0 }
 
     /// How long until a new transfer may start, from the last `advance`; 0 when it may now.
     var nanosecondsUntilStart: UInt64 {
-        balance >= 0 ? 0 : UInt64((-balance / Double(limit) * 1e9).rounded(.up))
+        balance >= 0 ? 0 : UInt64(min(-balance / Double(limit) * 1e9, 3.6e12).rounded(.up))  // at most an hour
     }
 
     /// The same budget under another limit: what is owed stays owed, what was saved is capped anew.

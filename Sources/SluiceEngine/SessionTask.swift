@@ -260,6 +260,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// One of the session's `maximumConcurrentTasks` places is this task's, from its start until it ends (loop
     /// thread only; TaskPlaces.swift).
     var holdsPlace = false
+    /// Its first transfer passed the session's receive budget (TransferLoop.heldForBudget): a redirect or a resend
+    /// does not wait again (loop thread only).
+    var passedBudget = false
     /// False once a redirect turned the request into a GET: an upload task's body stays unsent (loop thread only).
     var sendsBody = true
     /// The credentials the delegate gave, for the server and for the proxy, with how many were refused per space

@@ -107,10 +107,10 @@ final class TransferLoop: @unchecked Sendable {
     /// Places freed and not yet given on, and whether `releasePlace` is giving them (further up the stack).
     @exclusivity(unchecked) private var placesToGive = 0
     @exclusivity(unchecked) private var givingPlaces = false
-    /// Tasks whose start waits for the session's receive budget (RateGovernor.startsAllowed), in the order they
-    /// came: with a session limit every start passes here, paced by the budget. A task from `places` keeps its
-    /// place meanwhile.
-    @exclusivity(unchecked) private var heldForBudget: [SessionTask] = []
+    /// Tasks whose first transfer waits for the session's receive budget (RateGovernor), in the order they came:
+    /// with a session limit every first launch of a task that receives from the network passes here (a redirect or
+    /// a resend of a task that passed does not). They keep the place and the connection slot they hold meanwhile.
+    @exclusivity(unchecked) private var heldForBudget: [(task: SessionTask, scheme: String?)] = []
     @exclusivity(unchecked) private var nextTimeoutCheck: UInt64 = 0
 
     /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
@@ -272,13 +272,11 @@ final class TransferLoop: @unchecked Sendable {
         assertOnLoopThread("a loop command")
         switch command {
         case .start(let task):
-            // With a session limit every start goes through the budget's line, paced there.
-            guard rates.budget == nil else { return heldForBudget.append(task) }
             start(task)
         case .suspend(let id):
             if let t = transfers[id] {
                 settle(t, t.suspend())
-            } else if waitingTasks[id] != nil || places.isWaiting(id) || heldForBudget.contains(where: { $0.taskIdentifier == id }) {
+            } else if waitingTasks[id] != nil || places.isWaiting(id) || heldForBudget.contains(where: { $0.task.taskIdentifier == id }) {
                 suspendedWhileWaiting.insert(id)
             }
         case .resume(let id):
@@ -300,9 +298,10 @@ final class TransferLoop: @unchecked Sendable {
             } else if let task = places.remove(id) {
                 suspendedWhileWaiting.remove(id)
                 task.finish(error: .cancelled(task.currentRequest.url))
-            } else if let index = heldForBudget.firstIndex(where: { $0.taskIdentifier == id }) {
-                let task = heldForBudget.remove(at: index)
+            } else if let index = heldForBudget.firstIndex(where: { $0.task.taskIdentifier == id }) {
+                let task = heldForBudget.remove(at: index).task
                 suspendedWhileWaiting.remove(id)
+                releaseConnection(of: id)
                 task.finish(error: .cancelled(task.currentRequest.url))
                 releasePlace(of: task)
             }
@@ -361,7 +360,7 @@ final class TransferLoop: @unchecked Sendable {
             answer(transfers[id].flatMap { rates.limit(of: $0) })
         case .receiveBudget(let answer):
             rates.account(transfers.values)
-            answer(rates.budget, heldForBudget.map(\.taskIdentifier))
+            answer(rates.budget, heldForBudget.map(\.task.taskIdentifier))
         case .shutdown:
             shuttingDown = true
         }
@@ -400,20 +399,30 @@ final class TransferLoop: @unchecked Sendable {
         if suspendedWhileWaiting.remove(next) != nil, let started = transfers[next] { settle(started, started.suspend()) }
     }
 
-    /// Starts as many of the tasks waiting for the session's receive budget as it allows now (all of them once it
-    /// is lifted), in the order they came.
+    /// Launches the tasks waiting for the session's receive budget, in the order they came, each charged an
+    /// average transfer's bytes in advance, for as long as nothing is owed (all of them once the limit is lifted).
     private func startHeldForBudget(now: UInt64) {
-        let count = min(heldForBudget.count, rates.startsAllowed(now: now))
-        guard count > 0 else { return }
-        let ready = heldForBudget.prefix(count)
-        heldForBudget.removeFirst(count)
-        for task in ready {
+        var started = 0
+        while started < heldForBudget.count, let reserved = rates.reserveStart(now: now) {
+            let (task, scheme) = heldForBudget[started]
+            started += 1
             let id = task.taskIdentifier
-            start(task)
-            if !suspendedWhileWaiting.isEmpty, let started = transfers[id], suspendedWhileWaiting.remove(id) != nil {
-                settle(started, started.suspend())
+            task.passedBudget = true
+            if task.state == .canceling {
+                // Cancelled while it waited, its own `.cancel` still on its way (a Ctrl-C cancels every task).
+                rates.refund(reserved)
+                suspendedWhileWaiting.remove(id)
+                releaseConnection(of: id)
+                task.finish(error: .cancelled(task.currentRequest.url))
+                releasePlace(of: task)
+                continue
+            }
+            launch(task, scheme: scheme, reserved: reserved)
+            if !suspendedWhileWaiting.isEmpty, let transfer = transfers[id], suspendedWhileWaiting.remove(id) != nil {
+                settle(transfer, transfer.suspend())
             }
         }
+        heldForBudget.removeFirst(started)
     }
 
     /// The task has ended: its place among the session's running tasks goes to the first in line, started now.
@@ -438,10 +447,6 @@ final class TransferLoop: @unchecked Sendable {
                 continue
             }
             next.holdsPlace = true
-            guard rates.budget == nil else {
-                heldForBudget.append(next)  // with its place, started by the budget's line this turn or later
-                continue
-            }
             start(next)
             // Suspended while it waited: suspended now that it runs (one that waits for its origin keeps the mark).
             if !suspendedWhileWaiting.isEmpty, let started = transfers[id], suspendedWhileWaiting.remove(id) != nil {
@@ -451,17 +456,26 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// `scheme`: the request URL's, lowercased, when the caller has read it (preparing the task changes only headers).
-    private func launch(_ task: SessionTask, scheme: String? = nil) {
+    /// `reserved`: bytes the receive budget charged this start in advance (RateGovernor.reserveStart).
+    private func launch(_ task: SessionTask, scheme: String? = nil, reserved: Int64 = 0) {
+        // A first transfer with a session limit waits its turn in the budget's line; data: and file: URLs
+        // receive nothing from the network and do not.
+        if rates.budget != nil, !task.passedBudget {
+            let local = (scheme ?? task.currentRequest.url.scheme?.lowercased()).map { $0 == "data" || $0 == "file" } ?? false
+            if !local { return heldForBudget.append((task, scheme)) }
+        }
         let transfer: Transfer
         do {
             try task.prepareToStart()
             transfer = try Transfer(task: task, configuration: configuration, pool: pool, handles: handles, scheme: scheme)
         } catch {
+            rates.refund(reserved)
             releaseConnection(of: task.taskIdentifier)
             task.finish(error: error)
             releasePlace(of: task)
             return
         }
+        transfer.budgetCounted = reserved  // its first `reserved` bytes were charged already
         transfers[task.taskIdentifier] = transfer
         rates.transfersChanged()
         if let easy = transfer.easy, let multi {

@@ -75,6 +75,13 @@ public struct DownloadCompanions: Sendable, Equatable {
         return (companions, nil)
     }
 
+    /// The download is in place: a regular file at the target (a link to one counts) and no partial file beside it.
+    public var isInPlace: Bool {
+        var info = stat()
+        guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return lstat(partialPath, &info) != 0
+    }
+
     /// Written to a temporary name, synced, and renamed: a crash or a power cut leaves the old checkpoint or the
     /// new one, never half of one.
     @discardableResult

@@ -35,7 +35,7 @@ extension TransferApp {
                 post(.restored(row))
                 continue
             }
-            if let companions = facts.companions, Self.finishedElsewhere(companions) {
+            if let companions = facts.companions, companions.isInPlace {
                 // The file is there and its partial file gone: it was completed after the store last heard of it
                 // (during the quit, by `sluice get -o`, or before a kill -9 reached the store). Not fetched twice.
                 var saved = row
@@ -85,12 +85,6 @@ extension TransferApp {
         keeper?.keep(row.id, facts: facts, record: ended)
         keeper?.store.update(ended)
         post(.restored(row))
-    }
-
-    /// The target exists and no partial file is beside it.
-    private static func finishedElsewhere(_ companions: DownloadCompanions) -> Bool {
-        var info = stat()
-        return lstat(companions.target, &info) == 0 && lstat(companions.partialPath, &info) != 0
     }
 
     /// The download task that continues `record`: from its checkpoint beside the file, else the store's copy of

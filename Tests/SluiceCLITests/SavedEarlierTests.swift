@@ -34,6 +34,21 @@ import Testing
         }
     }
 
+    /// A `--fresh` run killed partway left a newer, unfinished download of a URL an older run had saved: the
+    /// restore continues it, so the URL is not counted as saved.
+    @Test func aURLWhoseNewerDownloadIsUnderWayIsNotSkipped() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        for name in ["a", "a.1.sluice-part"] {
+            #expect(FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8)))
+        }
+        let saved = SavedEarlier([
+            record("http://h/a", dir.path + "/a", .completed, outcome: "saved"),
+            record("http://h/a", dir.path + "/a.1", .running),
+        ], in: dir.path)
+        #expect(saved.path(for: "http://h/a") == nil)
+    }
+
     @Test func aDirectoryIsNotAFile() throws {
         let dir = try Scratch()
         defer { dir.remove() }

@@ -58,6 +58,23 @@ import Testing
         #expect(budget.balance == 0 && budget.spent == 0)
     }
 
+    @Test func aChargeNotUsedIsGivenBackWithinWhatMayBeSaved() {
+        var budget = ReceiveBudget(limit: 1_000, now: 0)
+        budget.spend(16_384)
+        budget.refund(6_384)
+        #expect(budget.balance == -10_000 && budget.spent == 10_000)
+        budget.refund(50_000)
+        #expect(budget.balance == 1_000, "no more than a second's worth")
+        budget.refund(-5)
+        #expect(budget.balance == 1_000)
+    }
+
+    @Test func anAbsurdDebtWaitsAnHourAtMost() {
+        var budget = ReceiveBudget(limit: 1, now: 0)
+        budget.spend(Int64.max / 2)
+        #expect(budget.nanosecondsUntilStart == 3_600_000_000_000)
+    }
+
     @Test func aNewLimitKeepsWhatIsOwed() {
         var budget = ReceiveBudget(limit: 1_000, now: 0)
         budget.spend(3_000)
