@@ -75,11 +75,14 @@ public struct DownloadCompanions: Sendable, Equatable {
         return (companions, nil)
     }
 
-    /// The download is in place: a regular file at the target (a link to one counts) and no partial file beside it.
+    /// The download is in place: a regular file at the target (a link to one counts) and no partial file beside
+    /// it, or one that is the same file (linked into place, and stopped before the partial name was removed).
     public var isInPlace: Bool {
-        var info = stat()
-        guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        return lstat(partialPath, &info) != 0
+        var file = stat()
+        guard stat(target, &file) == 0, (file.st_mode & S_IFMT) == S_IFREG else { return false }
+        var partial = stat()
+        guard lstat(partialPath, &partial) == 0 else { return true }
+        return partial.st_ino == file.st_ino && partial.st_dev == file.st_dev
     }
 
     /// Written to a temporary name, synced, and renamed: a crash or a power cut leaves the old checkpoint or the

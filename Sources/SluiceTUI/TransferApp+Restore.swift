@@ -36,6 +36,7 @@ extension TransferApp {
                 continue
             }
             if let companions = facts.companions, companions.isInPlace {
+                companions.removeAll()  // a partial name left beside the file (the same file) and the checkpoint
                 // The file is there and its partial file gone: it was completed after the store last heard of it
                 // (during the quit, by `sluice get -o`, or before a kill -9 reached the store). Not fetched twice.
                 var saved = row

@@ -49,6 +49,21 @@ import Testing
         #expect(saved.path(for: "http://h/a") == nil)
     }
 
+    /// Killed after the file was linked into place and before its partial name was removed: the two names are one
+    /// file, and the download is complete.
+    @Test func aPartialNameThatIsTheFileItselfCountsAsInPlace() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        #expect(FileManager.default.createFile(atPath: dir.path + "/a", contents: Data("x".utf8)))
+        #expect(link(dir.path + "/a", dir.path + "/a.sluice-part") == 0)
+        #expect(FileManager.default.createFile(atPath: dir.path + "/b", contents: Data("x".utf8)))
+        #expect(FileManager.default.createFile(atPath: dir.path + "/b.sluice-part", contents: Data("x".utf8)))
+        let saved = SavedEarlier([record("http://h/a", dir.path + "/a", .running), record("http://h/b", dir.path + "/b", .running)],
+                                 in: dir.path)
+        #expect(saved.path(for: "http://h/a") == dir.path + "/a")
+        #expect(saved.path(for: "http://h/b") == nil, "another file under the partial name is a download under way")
+    }
+
     @Test func aDirectoryIsNotAFile() throws {
         let dir = try Scratch()
         defer { dir.remove() }
