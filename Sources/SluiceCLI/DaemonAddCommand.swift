@@ -80,7 +80,7 @@ struct DaemonAddCommand: ParsableCommand {
         if ask && !data { throw CLIFailure(code: 2, message: "--ask holds a data task's response: add --data-task") }
         var parsed: [URL] = []
         for url in urls {
-            guard let valid = ParsedURL.parse(url) else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))") }
+            guard let valid = ParsedURL.parse(url) else { throw URLTargets.refused(url) }
             parsed.append(valid)
         }
         let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste, hostRules: HostRulesApplied(config))

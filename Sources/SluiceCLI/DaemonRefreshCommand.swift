@@ -23,7 +23,7 @@ struct DaemonRefreshCommand: ParsableCommand {
     @OptionGroup var daemon: DaemonOptions
 
     mutating func run() throws {
-        guard ParsedURL.parse(url) != nil else { throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(url))") }
+        guard ParsedURL.parse(url) != nil else { throw URLTargets.refused(url) }
         let paths = try daemon.paths()
         let client = DaemonClient(socketPath: paths.socket)
         guard client.isAnswering else { throw CLIFailure(code: 1, message: "no sluice daemon is running for \(paths.identifier)") }

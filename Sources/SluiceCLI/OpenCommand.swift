@@ -75,9 +75,7 @@ struct OpenCommand: ParsableCommand {
         var urls: [URL] = []
         urls.reserveCapacity(texts.count)
         for text in texts {
-            guard let url = ParsedURL.parse(text) else {
-                throw CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
-            }
+            guard let url = ParsedURL.parse(text) else { throw URLTargets.refused(text) }
             urls.append(url)
         }
         if background { return try runInBackground(texts, interactive: interactive) }
@@ -112,7 +110,7 @@ struct OpenCommand: ParsableCommand {
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         // What earlier runs saved here, read before the restore resumes anything (a resumed download that ends
         // meanwhile is this run's, not an earlier one's).
-        let savedEarlier = download ? SavedEarlier(stored, in: directory) : SavedEarlier([], in: directory)
+        let savedEarlier = SavedEarlier(download ? stored : [], in: directory)
         app.restore(records)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
         // would merge a repeat only while the first runs, and save a second copy once it had ended. And one an

@@ -28,6 +28,9 @@ final class LocalSource {
 
     deinit { if fd >= 0 { close(fd) } }
 
+    /// Whether the engine reads URLs of this (lowercased) scheme itself, instead of libcurl receiving them.
+    static func reads(scheme: String) -> Bool { scheme == "data" || scheme == "file" }
+
     static func open(_ url: URL, pool: BufferPool) throws(TransferError) -> LocalSource {
         if url.scheme?.lowercased() == "data" {
             guard let parsed = DataURL(url.absoluteString) else {

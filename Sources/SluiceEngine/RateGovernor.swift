@@ -66,15 +66,18 @@ final class RateGovernor {
         countFromNow = false
     }
 
-    /// The bytes `t` received since it was last counted go against the budget.
-    private func count(_ t: Transfer) {
-        guard budget != nil, let easy = t.easy else { return }
+    /// The bytes `t` received since it was last counted go against the budget; all it received so far, or nil
+    /// when libcurl cannot say.
+    @discardableResult
+    private func count(_ t: Transfer) -> Int64? {
+        guard budget != nil, let easy = t.easy else { return nil }
         var received: curl_off_t = 0
-        guard sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK else { return }
+        guard sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK else { return nil }
         let bytes = Int64(received)
-        guard bytes > t.budgetCounted else { return }  // still within what its start was charged
+        guard bytes > t.budgetCounted else { return bytes }  // still within what its start was charged
         if !countFromNow { budget?.spend(bytes - t.budgetCounted) }
         t.budgetCounted = bytes
+        return bytes
     }
 
     /// Whether one more transfer may start now, and what it is charged in advance: always (0) without a session
@@ -107,10 +110,10 @@ final class RateGovernor {
 
     /// The transfer is leaving the loop; its easy handle goes back to the spares with no limit (curl_easy_reset).
     func forget(_ transfer: Transfer) {
-        if budget != nil, let easy = transfer.easy {  // data: and file: transfers receive nothing from the network
-            count(transfer)  // its last bytes, which may be all it had: a small response comes in one read
-            var received: curl_off_t = 0
-            let bytes = sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK ? Int64(received) : 0
+        // Its last bytes, which may be all it had (a small response comes in one read); data: and file: transfers
+        // receive nothing from the network and are not counted.
+        if budget != nil, transfer.easy != nil {
+            let bytes = count(transfer) ?? 0
             if transfer.budgetCounted > bytes { refund(transfer.budgetCounted - bytes) }  // charged more than it used
             endedTransfers += 1
             endedBytes += bytes

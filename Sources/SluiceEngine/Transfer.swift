@@ -92,7 +92,7 @@ final class Transfer {
         deadline = task.startedAt &+ Self.nanoseconds(configuration.timeoutIntervalForResource)
         self.pool = pool
         self.handles = handles
-        machine = RequestStateMachine(isLocal: scheme == "data" || scheme == "file")
+        machine = RequestStateMachine(isLocal: LocalSource.reads(scheme: scheme))
         switch scheme {
         case "data", "file":
             local = try LocalSource.open(request.url, pool: pool)

@@ -299,11 +299,7 @@ final class TransferLoop: @unchecked Sendable {
                 suspendedWhileWaiting.remove(id)
                 task.finish(error: .cancelled(task.currentRequest.url))
             } else if let index = heldForBudget.firstIndex(where: { $0.task.taskIdentifier == id }) {
-                let task = heldForBudget.remove(at: index).task
-                suspendedWhileWaiting.remove(id)
-                releaseConnection(of: id)
-                task.finish(error: .cancelled(task.currentRequest.url))
-                releasePlace(of: task)
+                endUnlaunched(heldForBudget.remove(at: index).task)
             }
         case .newBodyStream(let id, let stream):
             guard let waiting = awaitingStream.removeValue(forKey: id) else { return }
@@ -396,7 +392,23 @@ final class TransferLoop: @unchecked Sendable {
               let waiting = waitingTasks.removeValue(forKey: next) else { return }
         heldOrigin[next] = origin
         launch(waiting.task)
-        if suspendedWhileWaiting.remove(next) != nil, let started = transfers[next] { settle(started, started.suspend()) }
+        suspendIfAskedWhileWaiting(next)
+    }
+
+    /// A task suspended while it waited (for a place, its origin or the budget) is suspended once its transfer
+    /// exists; one that goes on waiting (the budget's line) keeps the mark for when it starts.
+    private func suspendIfAskedWhileWaiting(_ id: Int) {
+        guard !suspendedWhileWaiting.isEmpty, let started = transfers[id], suspendedWhileWaiting.remove(id) != nil else { return }
+        settle(started, started.suspend())
+    }
+
+    /// A task cancelled before its transfer began: it ends, and gives on the connection slot and the place it held.
+    private func endUnlaunched(_ task: SessionTask) {
+        let id = task.taskIdentifier
+        suspendedWhileWaiting.remove(id)
+        releaseConnection(of: id)
+        task.finish(error: .cancelled(task.currentRequest.url))
+        releasePlace(of: task)
     }
 
     /// Launches the tasks waiting for the session's receive budget, in the order they came, each charged an
@@ -406,21 +418,15 @@ final class TransferLoop: @unchecked Sendable {
         while started < heldForBudget.count, let reserved = rates.reserveStart(now: now) {
             let (task, scheme) = heldForBudget[started]
             started += 1
-            let id = task.taskIdentifier
             task.passedBudget = true
             if task.state == .canceling {
                 // Cancelled while it waited, its own `.cancel` still on its way (a Ctrl-C cancels every task).
                 rates.refund(reserved)
-                suspendedWhileWaiting.remove(id)
-                releaseConnection(of: id)
-                task.finish(error: .cancelled(task.currentRequest.url))
-                releasePlace(of: task)
+                endUnlaunched(task)
                 continue
             }
             launch(task, scheme: scheme, reserved: reserved)
-            if !suspendedWhileWaiting.isEmpty, let transfer = transfers[id], suspendedWhileWaiting.remove(id) != nil {
-                settle(transfer, transfer.suspend())
-            }
+            suspendIfAskedWhileWaiting(task.taskIdentifier)
         }
         heldForBudget.removeFirst(started)
     }
@@ -448,10 +454,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             next.holdsPlace = true
             start(next)
-            // Suspended while it waited: suspended now that it runs (one that waits for its origin keeps the mark).
-            if !suspendedWhileWaiting.isEmpty, let started = transfers[id], suspendedWhileWaiting.remove(id) != nil {
-                settle(started, started.suspend())
-            }
+            suspendIfAskedWhileWaiting(id)  // one that waits for its origin or the budget keeps the mark
         }
     }
 
@@ -461,8 +464,9 @@ final class TransferLoop: @unchecked Sendable {
         // A first transfer with a session limit waits its turn in the budget's line; data: and file: URLs
         // receive nothing from the network and do not.
         if rates.budget != nil, !task.passedBudget {
-            let local = (scheme ?? task.currentRequest.url.scheme?.lowercased()).map { $0 == "data" || $0 == "file" } ?? false
-            if !local { return heldForBudget.append((task, scheme)) }
+            if !LocalSource.reads(scheme: scheme ?? task.currentRequest.url.scheme?.lowercased() ?? "") {
+                return heldForBudget.append((task, scheme))
+            }
         }
         let transfer: Transfer
         do {
