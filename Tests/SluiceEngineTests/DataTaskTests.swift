@@ -216,9 +216,12 @@ import Testing
         let session = makeSession(recorder)
         defer { session.finishTasksAndInvalidate() }
         // Held after its first chunk until the gate opens, which it never does: however long the test waits to be
-        // scheduled (seconds, on a busy machine), the body cannot end before the cancel (a 20 s drip once did).
+        // scheduled (seconds, on a busy machine), the body cannot end before the cancel (a 20 s drip once did). The
+        // hour's timeout: under ThreadSanitizer, with every test running at once, the cancel once came after the
+        // default 60 s without data had ended the task as timed out.
         let gate = UUID().uuidString
-        let task = session.dataTask(with: server.url("/drip?bytes=1000000&chunk=500&interval=10&gate=\(gate)"))
+        let task = session.dataTask(with: Request(url: server.url("/drip?bytes=1000000&chunk=500&interval=10&gate=\(gate)"),
+                                                  timeoutInterval: 3600))
         task.resume()
         #expect(await eventually { recorder.snapshot.body.count > 0 })
         task.cancel()

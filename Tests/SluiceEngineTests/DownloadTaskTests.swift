@@ -42,8 +42,10 @@ import Testing
         let recorder = DownloadRecorder()
         let session = downloadSession(recorder, directory: dir)
         defer { session.finishTasksAndInvalidate() }
-        // Held after its first chunk, never let go: the cancel meets it under way however late the test runs.
-        let task = session.downloadTask(with: server.url("/drip?bytes=2000000&chunk=1000&interval=20&gate=\(UUID().uuidString)"))
+        // Held after its first chunk, never let go: the cancel meets it under way however late the test runs (an
+        // hour's timeout, not the default 60 s without data, which a starved run under ThreadSanitizer once passed).
+        let url = server.url("/drip?bytes=2000000&chunk=1000&interval=20&gate=\(UUID().uuidString)")
+        let task = session.downloadTask(with: Request(url: url, timeoutInterval: 3600))
         task.resume()
         #expect(await eventually { task.countOfBytesWritten > 0 })
         #expect(dir.entries.count == 1)
