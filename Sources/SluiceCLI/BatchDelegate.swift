@@ -192,10 +192,11 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 /// The URLs of `-i FILE`: one per line; blank lines and lines starting with # are skipped.
 enum URLList {
     static func read(_ path: String) throws -> [String] {
-        guard let data = path == "-" ? readStandardInput() : FileManager.default.contents(atPath: path) else {
-            throw CLIFailure(code: 1, message: "cannot read the URL list \(Sanitized.text(path))")
+        switch WholeFile.read(path) {
+        case .success(let data): return urls(in: data)
+        case .failure(let failure):
+            throw CLIFailure(code: 1, message: "cannot read the URL list \(Sanitized.text(path)): \(failure.reason)")
         }
-        return urls(in: data)
     }
 
     /// Each line's first word (blanks are spaces and tabs), lines ending in LF, CR or CRLF. Scanned in one pass
@@ -216,17 +217,6 @@ enum URLList {
                 while i < end, bytes[i] != 10, bytes[i] != 13 { i += 1 }  // the rest of the line
             }
             return urls
-        }
-    }
-
-    private static func readStandardInput() -> Data? {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = Glibc.read(0, &buffer, buffer.count)
-            if n == 0 { return data }
-            if n < 0 { if errno == EINTR { continue } else { return nil } }
-            data.append(contentsOf: buffer[0..<n])
         }
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceEngine
 import SluiceViewModel
 
 enum ConfigFile {
@@ -23,11 +24,12 @@ enum ConfigFile {
     /// Any error in the file stops here, before a transfer starts.
     static func load(named: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SluiceConfig {
         guard let (path, wasNamed) = locate(named: named, environment: environment) else { return SluiceConfig() }
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            if !exists && !wasNamed { return SluiceConfig() }
-            throw CLIFailure(code: 2, message: "cannot read the config file \(Sanitized.text(path))"
-                             + (exists ? "" : ": no such file"))
+        let bytes: Data
+        switch WholeFile.read(path) {
+        case .success(let data): bytes = data
+        case .failure(let failure) where failure.isMissing && !wasNamed: return SluiceConfig()
+        case .failure(let failure):
+            throw CLIFailure(code: 2, message: "cannot read the config file \(Sanitized.text(path)): \(failure.reason)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CLIFailure(code: 2, message: "\(Sanitized.text(path)): the config file is not UTF-8 text")

@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceEngine
 import SluiceViewModel
 
 struct Netrc: Sendable, Equatable {
@@ -36,10 +37,11 @@ struct Netrc: Sendable, Equatable {
         } else {
             throw CLIFailure(code: 2, message: "--netrc: HOME is not set, so there is no ~/.netrc")
         }
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw CLIFailure(code: 2, message: "--netrc: cannot read \(Sanitized.text(path))")
+        switch WholeFile.read(path) {
+        case .success(let bytes): return parse(String(decoding: bytes, as: UTF8.self))
+        case .failure(let failure):
+            throw CLIFailure(code: 2, message: "--netrc: cannot read \(Sanitized.text(path)): \(failure.reason)")
         }
-        return parse(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Tokens separated by white space; a token may be "quoted" with \ escapes (as curl 7.84 and later read it).

@@ -181,21 +181,9 @@ struct RequestOptions: ParsableArguments {
 
     /// A file, or standard input for "-".
     private static func readAll(_ name: String, flag: String) throws -> Data {
-        let fd = name == "-" ? 0 : open(name, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CLIFailure(code: 2, message: "\(flag) @\(Sanitized.text(name)): \(String(cString: strerror(errno)))")
-        }
-        defer { if fd != 0 { close(fd) } }
-        var result = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                throw CLIFailure(code: 2, message: "\(flag) @\(Sanitized.text(name)): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return result }
-            result.append(contentsOf: buffer[0..<n])
+        switch WholeFile.read(name) {
+        case .success(let data): return data
+        case .failure(let failure): throw CLIFailure(code: 2, message: "\(flag) @\(Sanitized.text(name)): \(failure.reason)")
         }
     }
 

@@ -1,5 +1,6 @@
 // The `sluice` command: its subcommands and how failures become one line on stderr and an exit status.
 import ArgumentParser
+import SluiceEngine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,12 +15,17 @@ public struct SluiceCommand: ParsableCommand {
         commandName: "sluice",
         abstract: "A terminal transfer manager with URLSession's delegate flow, on libcurl.",
         discussion: "sluice URL... opens the UI with those URLs as data tasks, sluice -d URL... as downloads, and sluice alone with the history and the unfinished downloads of the last run; press ? in it for the keys. sluice add URL... hands downloads to a background daemon that goes on when the terminal closes.",
+        version: SluiceVersion.number,
         subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, HistoryCommand.self, ServeCommand.self,
                       DaemonAddCommand.self, AttachCommand.self, DaemonListCommand.self, DaemonPauseCommand.self, DaemonResumeCommand.self,
                       DaemonRemoveCommand.self, DaemonRefreshCommand.self, DaemonStopCommand.self, DaemonCommand.self,
                       ConfigCommand.self],
         defaultSubcommand: OpenCommand.self
     )
+
+    /// What `--version` prints: the number, libcurl and its libraries. Not the configuration's `version`, which
+    /// is read at every start and would ask libcurl each time; it only puts `--version` in the help.
+    static let versionFlags = ["--version", "-V"]
 
     public init() {}
 
@@ -28,6 +34,12 @@ public struct SluiceCommand: ParsableCommand {
         MallocTuning.apply()
         do {
             var arguments = Array(CommandLine.arguments.dropFirst())
+            // `sluice --version`, and `sluice get --version` as a curl user types it.
+            if let flag = arguments.last, versionFlags.contains(flag),
+               arguments.count == 1 || (arguments.count == 2 && configuration.subcommands.contains { $0._commandName == arguments[0] }) {
+                StandardStreams.output(SluiceVersion.line + "\n")
+                Glibc.exit(0)
+            }
             // Only the commands that take URL lists unfold them (`sluice URL...` is `open`).
             let names = configuration.subcommands.map { $0._commandName }
             let others = names.filter { !["get", "open", "add"].contains($0) }

@@ -143,13 +143,12 @@ public final class CookieStorage: Sendable {
 
     /// Reads a cookie file; a missing file is no cookies, as for curl's `-b FILE`.
     public func load(from path: String) throws(TransferError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            guard access(path, F_OK) != 0 else {
-                throw TransferError(.cannotReadFile, "cannot read the cookie file \(path)")
-            }
-            return
+        switch WholeFile.read(path) {
+        case .success(let data): importNetscape(String(decoding: data, as: UTF8.self))
+        case .failure(let failure) where failure.isMissing: return
+        case .failure(let failure):
+            throw TransferError(.cannotReadFile, "cannot read the cookie file \(path): \(failure.reason)")
         }
-        importNetscape(String(decoding: data, as: UTF8.self))
     }
 
     /// Writes the cookie file atomically (a temporary file renamed over it), readable by its owner only.
