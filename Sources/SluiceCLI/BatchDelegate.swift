@@ -40,6 +40,9 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     @exclusivity(unchecked) private(set) var failures: [String] = []
     @exclusivity(unchecked) private(set) var httpErrors = 0
     @exclusivity(unchecked) private(set) var outputFailure: String?
+    /// -f: a response of 400 or more writes nothing; set before `run`. `hidden`: the tasks whose bodies it holds back.
+    var hidesErrorBodies = false
+    @exclusivity(unchecked) private var hidden: Set<Int> = []
     /// Each URL's retries (BatchRetries.swift); delegate queue only.
     @exclusivity(unchecked) var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
@@ -109,6 +112,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         if let position = indexOf[dataTask.taskIdentifier] { retries.responseArrived(response, task: dataTask.taskIdentifier, at: position) }
+        if hidesErrorBodies, let status = response.statusCode, status >= 400 { hidden.insert(dataTask.taskIdentifier) }
         completionHandler(.allow)
     }
 
@@ -116,6 +120,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         guard let position = indexOf[dataTask.taskIdentifier], !retries.withholds(dataTask.taskIdentifier) else { return }
+        if hidesErrorBodies, hidden.contains(dataTask.taskIdentifier) { return }
         if position == head {
             retries.wrote(position)
             write(data)
@@ -158,6 +163,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
+        if hidesErrorBodies { hidden.remove(task.taskIdentifier) }
         guard let url = urls[position] else { return }  // set when the attempt started
         switch retries.attemptEnded(task, at: position, error: error, url: url, keepsFiles: outputDirectory != nil) {
         case .retry(let delay, let resumeData):

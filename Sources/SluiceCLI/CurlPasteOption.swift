@@ -17,7 +17,7 @@ struct CurlPasteOption: ParsableArguments {
         guard let command else { return nil }
         do throws(CurlPaste.Failure) {
             let paste = try CurlPaste.parse(command)
-            if let warning = paste.warning { StandardStreams.error("sluice: warning: --curl: \(warning)\n") }
+            if let warning = paste.warning { StandardStreams.warning("--curl: \(warning)") }
             return paste
         } catch {
             throw CLIFailure(code: 2, message: "--curl: \(error.message)")

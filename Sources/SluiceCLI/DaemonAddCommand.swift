@@ -59,7 +59,7 @@ struct DaemonAddCommand: ParsableCommand {
             (requestOptions, output) = (options, file)
             if requestOptions.http1_1 || requestOptions.http2 {
                 // A browser's --http2 says how it talked, not a need: the daemon's session picks the version.
-                StandardStreams.error("sluice: warning: --curl: the daemon's session chooses the HTTP version; the paste's is not used\n")
+                StandardStreams.warning("--curl: the daemon's session chooses the HTTP version; the paste's is not used")
                 requestOptions.http1_1 = false
                 requestOptions.http2 = false
             }

@@ -57,6 +57,23 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up (default 60, or the config file's timeout).")
     var timeout: Double?
 
+    // curl's everyday flags for a script: `sluice get -fsSL URL | sh` and `sluice get -O URL` as curl users type them.
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress line and no messages on stderr: the exit status tells (-S brings the errors back).")
+    var silent = false
+
+    @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, still print errors (not warnings).")
+    var showError = false
+
+    @Flag(name: [.customShort("f"), .customLong("fail")], help: "Write nothing of a response of 400 or more (sluice exits 22 on one with or without -f; without, its body is written, as curl does).")
+    var fail = false
+
+    @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Save under the server's name in the current directory (--output-dir .): the Content-Disposition name when given, never over an existing file.")
+    var remoteName = false
+
+    /// curl's -J: the name a server gives in Content-Disposition, which --output-dir (and so -O) always takes.
+    @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the Content-Disposition name (sluice always does; taken for curl's sake).")
+    var remoteHeaderName = false
+
     @OptionGroup var flowExport: FlowExportOptions
     @OptionGroup(title: "Retries and rate") var retryOptions: RetryOptions
     @OptionGroup(title: "Split downloads") var splitOptions: SplitOptions
@@ -74,6 +91,11 @@ struct GetCommand: ParsableCommand {
     }
 
     private mutating func runWithConfig() throws {
+        if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
+        if remoteName {
+            guard output == nil else { throw CLIFailure(code: 2, message: "-O and -o both name the file: give one") }
+            if outputDir == nil { outputDir = "." }
+        }
         let paste = try curlPaste.read()
         if let paste { take(paste) }
         let globbed = try glob.expand(ArgumentRuns.current.unfold(urls), output: output)
@@ -185,9 +207,11 @@ struct GetCommand: ParsableCommand {
             let policy = retries.policy
             let retriesLeft = retriesMade < policy.maximumRetries
                 && (policy.retriesNonIdempotentMethods || RetryPolicy.idempotentMethods.contains(request.method.uppercased()))
-            if retriesLeft {
+            let failHides = fail  // -f: an error status's body is never written
+            if retriesLeft || failHides {
                 delegate.withholdsBody = { response in
-                    response.statusCode.map { policy.isRetried(.status($0, retryAfter: nil)) } ?? false
+                    guard let status = response.statusCode else { return false }
+                    return (failHides && status >= 400) || (retriesLeft && policy.isRetried(.status(status, retryAfter: nil)))
                 }
             }
             let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
@@ -331,6 +355,7 @@ struct GetCommand: ParsableCommand {
         let concurrency = max(1, jobs ?? SluiceConfig.inForce.jobs.value)
         configuration.maximumConcurrentTasks = concurrency  // BatchDelegate keeps more resumed (see its run)
         let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
+        delegate.hidesErrorBodies = fail
         delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {

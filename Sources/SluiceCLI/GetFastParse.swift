@@ -23,7 +23,9 @@ enum GetFastParse {
     private enum Flag: String {
         case force = "--force", trace = "--trace", harBodies = "--har-bodies", netrc = "--netrc"
         case insecure = "--insecure", k = "-k", http1_1 = "--http1.1", http2 = "--http2"
-        case location = "--location", L = "-L"
+        case location = "--location", L = "-L", compressed = "--compressed"
+        case silent = "--silent", s = "-s", showError = "--show-error", S = "-S", fail = "--fail", f = "-f"
+        case remoteName = "--remote-name", O = "-O", remoteHeaderName = "--remote-header-name", J = "-J"
         case basic = "--basic", digest = "--digest", anyauth = "--anyauth"
         case proxyBasic = "--proxy-basic", proxyDigest = "--proxy-digest", proxyAnyauth = "--proxy-anyauth"
     }
@@ -39,6 +41,7 @@ enum GetFastParse {
         case data = "--data", dataBinary = "--data-binary", u = "-u", user = "--user", b = "-b", cookie = "--cookie"
         case c = "-c", cookieJar = "--cookie-jar", x = "-x", proxy = "--proxy", U = "-U", proxyUser = "--proxy-user"
         case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
+        case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer"
     }
 
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
@@ -47,11 +50,12 @@ enum GetFastParse {
         var inputFile: String?, jobs: Int?, outputDir: String?, output: String?, disposition: DispositionOption?
         var timeout: Double?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
-        var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?
+        var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
-        var http2 = false, location = false
+        var http2 = false, location = false, compressed = false
+        var silent = false, showError = false, fail = false, remoteName = false, remoteHeaderName = false
         var serverAuth = ServerAuthOption.basic, proxyAuth = ProxyAuthOption.proxyBasic
 
         /// False for a flag given twice: ArgumentParser decides what that means.
@@ -65,6 +69,12 @@ enum GetFastParse {
             case .http1_1: return FastParse.once(&http1_1)
             case .http2: return FastParse.once(&http2)
             case .location, .L: return FastParse.once(&location)
+            case .compressed: return FastParse.once(&compressed)
+            case .silent, .s: return FastParse.once(&silent)
+            case .showError, .S: return FastParse.once(&showError)
+            case .fail, .f: return FastParse.once(&fail)
+            case .remoteName, .O: return FastParse.once(&remoteName)
+            case .remoteHeaderName, .J: return FastParse.once(&remoteHeaderName)
             // Declared with `exclusivity: .chooseLast`, as curl takes the last of them.
             case .basic: serverAuth = .basic
             case .digest: serverAuth = .digest
@@ -99,6 +109,8 @@ enum GetFastParse {
             case .U, .proxyUser: return FastParse.once(&proxyUser, value)
             case .noProxy: return FastParse.once(&noProxy, value)
             case .caCert: return FastParse.once(&caCert, value)
+            case .A, .userAgent: return FastParse.once(&userAgent, value)
+            case .e, .referer: return FastParse.once(&referer, value)
             case .mirrors: mirrors.append(value)
             case .H, .header: headers.append(value)
             case .data: data.append(value)
@@ -142,6 +154,9 @@ enum GetFastParse {
             requestOptions.http1_1 = http1_1
             requestOptions.http2 = http2
             requestOptions.location = location
+            requestOptions.userAgent = userAgent
+            requestOptions.referer = referer
+            requestOptions.compressed = compressed
             var shortDataOption = ShortDataOption()
             shortDataOption.values = shortData
             // `--curl` and `-g/--globoff` are not read here (they fall back to ArgumentParser): not given.
@@ -163,6 +178,11 @@ enum GetFastParse {
             command.disposition = disposition ?? .allow
             command.trace = trace
             command.timeout = timeout
+            command.silent = silent
+            command.showError = showError
+            command.fail = fail
+            command.remoteName = remoteName
+            command.remoteHeaderName = remoteHeaderName
             command.flowExport = flowExport
             command.retryOptions = retryOptions
             command.splitOptions = splitOptions

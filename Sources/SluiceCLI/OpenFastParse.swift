@@ -140,6 +140,9 @@ extension RequestOptions {
         options.http1_1 = false
         options.http2 = false
         options.location = false
+        options.userAgent = nil
+        options.referer = nil
+        options.compressed = false
         return options
     }
 }

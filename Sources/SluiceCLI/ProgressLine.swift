@@ -15,8 +15,10 @@ final class ProgressLine {
     private var lastDraw: UInt64 = 0
     private var drewOnce = false
 
-    /// Only when stderr is a terminal: progress never pollutes a log or a pipe.
-    static func ifTerminal() -> ProgressLine? { isatty(2) == 1 ? ProgressLine() : nil }
+    /// Only when stderr is a terminal, and not under -s: progress never pollutes a log or a pipe.
+    static func ifTerminal() -> ProgressLine? {
+        StandardStreams.quiet == .no && isatty(2) == 1 ? ProgressLine() : nil
+    }
 
     func update(received: Int64, expected: Int64, force: Bool = false) {
         let now = DispatchTime.now().uptimeNanoseconds

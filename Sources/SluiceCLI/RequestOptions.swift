@@ -73,6 +73,18 @@ struct RequestOptions: ParsableArguments {
     @Flag(name: .customLong("http2"), help: "Ask for HTTP/2 (the default over https; an upgrade offer over http).")
     var http2 = false
 
+    @Option(name: [.customShort("A"), .customLong("user-agent")],
+            help: ArgumentHelp("Send this User-Agent (an -H 'User-Agent: ...' wins).", valueName: "name"))
+    var userAgent: String?
+
+    @Option(name: [.customShort("e"), .customLong("referer")],
+            help: ArgumentHelp("Send this Referer (an -H 'Referer: ...' wins; curl's ';auto' suffix is dropped).", valueName: "url"))
+    var referer: String?
+
+    /// curl's --compressed: sluice asks for every encoding its libcurl decodes and decodes it, as URLSession does.
+    @Flag(name: .customLong("compressed"), help: "Ask for a compressed response and decode it (sluice always does; taken for curl's sake).")
+    var compressed = false
+
     /// curl's -L, so that a curl command line runs as typed: redirects are followed in any case (URLSession's way;
     /// a delegate may refuse one), so it changes nothing.
     @Flag(name: [.customShort("L"), .customLong("location")], help: "Follow redirects (sluice always does; taken for curl's sake).")
@@ -97,6 +109,14 @@ struct RequestOptions: ParsableArguments {
             for line in lines where !line.isEmpty {
                 try prepared.addHeader(line)
             }
+        }
+        // After -H, which wins as in curl; "Name:" there (no value) removes the header, -A's or -e's too.
+        if let userAgent, prepared.headers["User-Agent"] == nil {
+            try prepared.addHeader("User-Agent: " + userAgent, flag: "-A")
+        }
+        if let referer, prepared.headers["Referer"] == nil {
+            let url = referer.hasSuffix(";auto") ? String(referer.dropLast(5)) : referer
+            if !url.isEmpty { try prepared.addHeader("Referer: " + url, flag: "-e") }
         }
 
         if !data.isEmpty || !dataBinary.isEmpty {
@@ -150,7 +170,7 @@ struct RequestOptions: ParsableArguments {
 
         if insecure {
             configuration.tlsVerificationEnabled = false
-            StandardStreams.error("sluice: warning: -k: server certificates are not checked; anyone between here and the server can read and change this transfer\n")
+            StandardStreams.warning("-k: server certificates are not checked; anyone between here and the server can read and change this transfer")
         }
         if let caCert {
             guard ReadableFile.check(caCert) else {
@@ -300,7 +320,8 @@ struct PreparedRequest: Sendable {
     }
 
     /// -H's line: "Name: value" adds, "Name:" removes a header sluice would send (as curl).
-    mutating func addHeader(_ line: String) throws {
+    /// `flag`: the option the line came from, for the message (-A and -e make their header lines too).
+    mutating func addHeader(_ line: String, flag: String = "-H") throws {
         guard let colon = line.firstIndex(of: ":") else {
             let hint = line.hasSuffix(";") ? " (curl's 'Name;' for an empty header is not supported)" : ""
             throw CLIFailure(code: 2, message: "-H: not a header, 'Name: value': \(Sanitized.text(line))\(hint)")
@@ -313,7 +334,7 @@ struct PreparedRequest: Sendable {
             throw CLIFailure(code: 2, message: "-H: not a header name: \(Sanitized.text(name))")
         }
         guard !value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
-            throw CLIFailure(code: 2, message: "-H \(Sanitized.text(name)): a value cannot hold a line break")
+            throw CLIFailure(code: 2, message: "\(flag) \(Sanitized.text(name)): a value cannot hold a line break")
         }
         headers.add(name, String(value))
     }

@@ -51,8 +51,10 @@ import Testing
                      "-u", "--user", "--basic", "--digest", "--anyauth", "--netrc", "-b", "--cookie", "-c", "--cookie-jar",
                      "-x", "--proxy", "-U", "--proxy-user", "--proxy-basic", "--proxy-digest", "--proxy-anyauth",
                      "--noproxy", "-k", "--insecure", "--cacert", "--http1.1", "--http2", "-L", "--location", "-d",
+                     "-A", "--user-agent", "-e", "--referer", "--compressed", "-s", "--silent", "-S", "--show-error",
+                     "-f", "--fail", "-O", "--remote-name", "-J", "--remote-header-name",
                      // not read by the fast way
-                     "--jobs", "-h", "--help", "--", "-kf", "--timeout=3", "--bogus", "-", "-5"]
+                     "--jobs", "-h", "--help", "--", "-kf", "-sSL", "--timeout=3", "--bogus", "-", "-5"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "allow", "cancel",
                       "becomeDownload", "md5=0123456789abcdef0123456789abcdef", "sha256=zz", "a:b", "@file", "X: y", "2M"]
         return compareParses(count: 1000, seed: 13, first: { _ in ["get"] }, names: names, values: values,

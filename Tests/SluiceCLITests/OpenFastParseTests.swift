@@ -60,7 +60,8 @@ import Testing
                      "--limit-rate", "--on-complete", "--on-error", "--on-queue-empty", "-d", "--download", "--ask",
                      "--fresh", "--exit-when-done", "--notify",
                      // not read by the fast way
-                     "--jobs", "-h", "--", "-dj", "--retry=3", "--bogus", "-", "-5", "-H", "--background", "--hook-timeout"]
+                     "--jobs", "-h", "--", "-dj", "--retry=3", "--bogus", "-", "-5", "-H", "--background", "--hook-timeout",
+                     "-A", "--compressed"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "2M", "x.txt", "echo hi"]
         return compareParses(count: 400, seed: 29, first: { $0 % 2 == 0 ? ["open"] : [] }, names: names, values: values,
                              fast: { OpenFastParse.command($0, subcommands: subcommands) },

@@ -43,6 +43,21 @@ struct GetRequestFlags: ParsableArguments {
         return (String(decoding: body, as: UTF8.self), response)
     }
 
+    /// curl's -A and -e reach the server; an -H of the same name wins, and "Name:" removes it.
+    @Test func userAgentAndRefererAreSentAndHeadersWin() async throws {
+        let server = try CLIServers.shared()
+        let (headers, _) = try await send(try prepared(["-A", "sluice-test/1", "-e", "https://from.example/page;auto",
+                                                        "--compressed"]), to: server.url("/headers"))
+        #expect(headers.contains("User-Agent: sluice-test/1\n"), "\(headers)")
+        #expect(headers.contains("Referer: https://from.example/page\n"), "curl's ;auto is not sent: \(headers)")
+        let typed = try prepared(["-A", "a", "-H", "user-agent: b", "-e", "r", "-H", "Referer:"])
+        #expect(typed.headers["User-Agent"] == "b")
+        #expect(typed.headers["Referer"] == "")
+        let (removed, _) = try await send(typed, to: server.url("/headers"))
+        #expect(!removed.contains("Referer"), "\(removed)")
+        #expect(refusal(["-A", "a\nX-Evil: 1"]) == "-A User-Agent: a value cannot hold a line break")
+    }
+
     @Test func headersMethodAndAFileBodyReachTheServer() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
