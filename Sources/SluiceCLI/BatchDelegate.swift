@@ -43,6 +43,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// -f: a response of 400 or more writes nothing; set before `run`. `hidden`: the tasks whose bodies it holds back.
     var hidesErrorBodies = false
     @exclusivity(unchecked) private var hidden: Set<Int> = []
+    /// -I: each response's head goes out in the body's place, in order; set before `run`. `protocols`: by task,
+    /// the last request's protocol for the status line.
+    var printsHead = false
+    @exclusivity(unchecked) private var protocols: [Int: String] = [:]
     /// Each URL's retries (BatchRetries.swift); delegate queue only.
     @exclusivity(unchecked) var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
@@ -119,8 +123,17 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     // MARK: Data to standard output, in order
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        guard let position = indexOf[dataTask.taskIdentifier], !retries.withholds(dataTask.taskIdentifier) else { return }
+        guard !printsHead, let position = indexOf[dataTask.taskIdentifier], !retries.withholds(dataTask.taskIdentifier) else { return }
         if hidesErrorBodies, hidden.contains(dataTask.taskIdentifier) { return }
+        emit(data, at: position)
+    }
+
+    func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
+        if printsHead { protocols[task.taskIdentifier] = metrics.transactions.last?.networkProtocol }
+    }
+
+    /// Bytes of the URL at `position`: written now if its turn has come, else kept until it does.
+    private func emit(_ data: Data, at position: Int) {
         if position == head {
             retries.wrote(position)
             write(data)
@@ -163,7 +176,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
-        if hidesErrorBodies { hidden.remove(task.taskIdentifier) }
+        let bodyHidden = hidesErrorBodies && hidden.remove(task.taskIdentifier) != nil
+        let networkProtocol = printsHead ? protocols.removeValue(forKey: task.taskIdentifier) : nil
         guard let url = urls[position] else { return }  // set when the attempt started
         switch retries.attemptEnded(task, at: position, error: error, url: url, keepsFiles: outputDirectory != nil) {
         case .retry(let delay, let resumeData):
@@ -174,6 +188,9 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             }
             return
         case .finished(let giveUp):
+            if printsHead, error == nil, !bodyHidden, let response = task.response {
+                emit(Data(ResponseHead.text(of: response, networkProtocol: networkProtocol).utf8), at: position)
+            }
             let why = giveUp.map { " (\($0))" } ?? ""
             if let error {
                 failures.append(Sanitized.text(ErrorText.describe(error, url: url)) + why)

@@ -70,6 +70,9 @@ struct GetCommand: ParsableCommand {
     @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Save under the server's name in the current directory (--output-dir .): the Content-Disposition name when given, never over an existing file.")
     var remoteName = false
 
+    @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and write each response's status line and headers to standard output (after redirects: the last response's).")
+    var head = false
+
     /// curl's -J: the name a server gives in Content-Disposition, which --output-dir (and so -O) always takes.
     @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the Content-Disposition name (sluice always does; taken for curl's sake).")
     var remoteHeaderName = false
@@ -92,6 +95,9 @@ struct GetCommand: ParsableCommand {
 
     private mutating func runWithConfig() throws {
         if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
+        if head && (output != nil || outputDir != nil || remoteName) {
+            throw CLIFailure(code: 2, message: "-I writes the headers to standard output: it takes no -o, -O or --output-dir")
+        }
         if remoteName {
             guard output == nil else { throw CLIFailure(code: 2, message: "-O and -o both name the file: give one") }
             if outputDir == nil { outputDir = "." }
@@ -131,6 +137,10 @@ struct GetCommand: ParsableCommand {
     private func transfer(_ targets: URLTargets, paste: CurlPaste?) throws {
         var prepared = try requestOptions.prepare(shortData: shortData.values)
         paste?.fillBody(&prepared, methodGiven: requestOptions.method != nil)
+        if head {
+            guard prepared.body == nil else { throw CLIFailure(code: 2, message: "-I sends HEAD, which carries no -d body") }
+            if requestOptions.method == nil { prepared.method = "HEAD" }
+        }
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout ?? SluiceConfig.inForce.timeout.value
@@ -207,6 +217,7 @@ struct GetCommand: ParsableCommand {
             let policy = retries.policy
             let retriesLeft = retriesMade < policy.maximumRetries
                 && (policy.retriesNonIdempotentMethods || RetryPolicy.idempotentMethods.contains(request.method.uppercased()))
+            delegate.printsHead = head
             let failHides = fail  // -f: an error status's body is never written
             if retriesLeft || failHides {
                 delegate.withholdsBody = { response in
@@ -356,6 +367,7 @@ struct GetCommand: ParsableCommand {
         configuration.maximumConcurrentTasks = concurrency  // BatchDelegate keeps more resumed (see its run)
         let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
         delegate.hidesErrorBodies = fail
+        delegate.printsHead = head
         delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {

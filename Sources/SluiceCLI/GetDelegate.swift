@@ -27,6 +27,10 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
     /// Set before the task starts: true for a response whose body is not written (an error a retry will follow).
     var withholdsBody: (@Sendable (Response) -> Bool)?
     private(set) var withheldBody = false
+    /// -I: the response's head is written at the end, in place of a body. Set before the task starts.
+    var printsHead = false
+    /// The last request's protocol, from the metrics, for -I's status line.
+    private var networkProtocol: String?
 
     init(disposition: ResponseDisposition, sink: FileDescriptorSink, progress: ProgressLine?, ofSending: Bool = false,
          destination: String = "standard output") {
@@ -50,7 +54,7 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
     }
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        if withheldBody { return }
+        if withheldBody || printsHead { return }
         if !sink.write(data) {
             outputFailure = sink.failure
             dataTask.cancel()
@@ -72,7 +76,15 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
         if let failure = sink.copy(fromFileAt: location.path) { outputFailure = failure }
     }
 
+    func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
+        networkProtocol = metrics.transactions.last?.networkProtocol
+    }
+
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
+        if printsHead, error == nil, !withheldBody, let response, !sink.write(Data(ResponseHead.text(of: response,
+                                                                                               networkProtocol: networkProtocol).utf8)) {
+            outputFailure = sink.failure
+        }
         if error == nil && !progressOfSending {
             progress?.update(received: task.countOfBytesReceived, expected: task.countOfBytesExpectedToReceive, force: true)
         }

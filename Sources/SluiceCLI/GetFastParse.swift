@@ -26,6 +26,7 @@ enum GetFastParse {
         case location = "--location", L = "-L", compressed = "--compressed"
         case silent = "--silent", s = "-s", showError = "--show-error", S = "-S", fail = "--fail", f = "-f"
         case remoteName = "--remote-name", O = "-O", remoteHeaderName = "--remote-header-name", J = "-J"
+        case head = "--head", I = "-I"
         case basic = "--basic", digest = "--digest", anyauth = "--anyauth"
         case proxyBasic = "--proxy-basic", proxyDigest = "--proxy-digest", proxyAnyauth = "--proxy-anyauth"
     }
@@ -55,7 +56,7 @@ enum GetFastParse {
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
         var http2 = false, location = false, compressed = false
-        var silent = false, showError = false, fail = false, remoteName = false, remoteHeaderName = false
+        var silent = false, showError = false, fail = false, remoteName = false, remoteHeaderName = false, head = false
         var serverAuth = ServerAuthOption.basic, proxyAuth = ProxyAuthOption.proxyBasic
 
         /// False for a flag given twice: ArgumentParser decides what that means.
@@ -75,6 +76,7 @@ enum GetFastParse {
             case .fail, .f: return FastParse.once(&fail)
             case .remoteName, .O: return FastParse.once(&remoteName)
             case .remoteHeaderName, .J: return FastParse.once(&remoteHeaderName)
+            case .head, .I: return FastParse.once(&head)
             // Declared with `exclusivity: .chooseLast`, as curl takes the last of them.
             case .basic: serverAuth = .basic
             case .digest: serverAuth = .digest
@@ -183,6 +185,7 @@ enum GetFastParse {
             command.fail = fail
             command.remoteName = remoteName
             command.remoteHeaderName = remoteHeaderName
+            command.head = head
             command.flowExport = flowExport
             command.retryOptions = retryOptions
             command.splitOptions = splitOptions

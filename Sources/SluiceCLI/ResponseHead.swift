@@ -1,0 +1,31 @@
+// What `sluice get -I` prints for a response: its status line and header fields, as curl -I prints them
+// ("HTTP/2 200", then "name: value" lines, then an empty line), with CRLF line ends.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SluiceEngine
+import SluiceViewModel
+
+enum ResponseHead {
+    /// `networkProtocol`: the metrics' name ("http/1.1", "h2"); the status line says HTTP/1.1 without it. The
+    /// reason phrase is not kept by the engine, so none is printed (RFC 9112 lets it be empty). Field text is
+    /// sanitized: it may reach a terminal.
+    static func text(of response: Response, networkProtocol: String?) -> String {
+        var text = "\(version(networkProtocol)) \(response.statusCode.map(String.init) ?? "000")\r\n"
+        for field in response.headers.fields {
+            text += Sanitized.text(field.name) + ": " + Sanitized.text(field.value) + "\r\n"
+        }
+        return text + "\r\n"
+    }
+
+    static func version(_ networkProtocol: String?) -> String {
+        switch networkProtocol {
+        case "http/1.0": "HTTP/1.0"
+        case "h2": "HTTP/2"
+        case "h3": "HTTP/3"
+        default: "HTTP/1.1"
+        }
+    }
+}
