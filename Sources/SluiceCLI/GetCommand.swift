@@ -57,6 +57,9 @@ struct GetCommand: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up (default 60, or the config file's timeout).")
     var timeout: Double?
 
+    @Option(name: [.customShort("m"), .customLong("max-time")], help: "Give up on each transfer after this many seconds in all (--timeout counts the seconds without a byte).")
+    var maxTime: Double?
+
     // curl's everyday flags for a script: `sluice get -fsSL URL | sh` and `sluice get -O URL` as curl users type them.
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress line and no messages on stderr: the exit status tells (-S brings the errors back).")
     var silent = false
@@ -144,6 +147,10 @@ struct GetCommand: ParsableCommand {
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout ?? SluiceConfig.inForce.timeout.value
+        if let maxTime {
+            guard maxTime > 0, maxTime.isFinite else { throw CLIFailure(code: 2, message: "-m needs a number of seconds above 0") }
+            configuration.timeoutIntervalForResource = maxTime  // each attempt's, as curl's -m; --retry-max-time bounds them all
+        }
         if SluiceConfig.inForce.perHost.source != .defaultValue {
             configuration.httpMaximumConnectionsPerHost = SluiceConfig.inForce.perHost.value
         }

@@ -42,14 +42,14 @@ enum GetFastParse {
         case data = "--data", dataBinary = "--data-binary", u = "-u", user = "--user", b = "-b", cookie = "--cookie"
         case c = "-c", cookieJar = "--cookie-jar", x = "-x", proxy = "--proxy", U = "-U", proxyUser = "--proxy-user"
         case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
-        case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer"
+        case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer", m = "-m", maxTime = "--max-time"
     }
 
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
     private struct Scan {
         var urls: [String] = []
         var inputFile: String?, jobs: Int?, outputDir: String?, output: String?, disposition: DispositionOption?
-        var timeout: Double?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
+        var timeout: Double?, maxTime: Double?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
         var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
@@ -97,6 +97,7 @@ enum GetFastParse {
             case .o, .output: return FastParse.once(&output, value)
             case .disposition: return FastParse.once(&disposition, DispositionOption(argument: value))
             case .timeout: return FastParse.once(&timeout, Double(argument: value))
+            case .m, .maxTime: return FastParse.once(&maxTime, Double(argument: value))
             case .mermaid: return FastParse.once(&mermaid, value)
             case .har: return FastParse.once(&har, value)
             case .retry: return FastParse.once(&retry, Int(argument: value))
@@ -180,6 +181,7 @@ enum GetFastParse {
             command.disposition = disposition ?? .allow
             command.trace = trace
             command.timeout = timeout
+            command.maxTime = maxTime
             command.silent = silent
             command.showError = showError
             command.fail = fail

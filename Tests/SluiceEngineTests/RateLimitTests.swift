@@ -169,21 +169,20 @@ import Testing
         #expect(counted == nil && held.isEmpty)
     }
 
-    /// At 20 bytes a second, a 600-byte response (whole in libcurl's first read, so its own pacing cannot stretch
-    /// it) puts the session ahead of its limit, and the limit then lowered to 1 byte a second keeps what is owed:
-    /// about ten minutes. A starved run still finds the next task waiting (its start held, not refused): under
-    /// ThreadSanitizer, with every test at once, more than the 29 s owed at 20 B/s once passed between two steps
-    /// here. A cancel ends the waiting task there.
+    /// At 1 byte a second, a 600-byte response (whole in libcurl's first read, so its own pacing cannot stretch it)
+    /// puts the session ten minutes ahead of its limit: the next task waits (its start is held, not refused), and a
+    /// cancel ends it there. Ten minutes, because a starved run must still find it waiting: under ThreadSanitizer,
+    /// with every test at once, more than the 29 s that 20 B/s gave passed between two steps here, even with the
+    /// limit lowered right after the first response (the change came after the debt was paid).
     @Test func bytesAheadOfTheSessionLimitHoldTheNextStartBack() async throws {
         let server = try Servers.shared()
         var configuration = SessionConfiguration()
-        configuration.maximumBytesPerSecond = 20
+        configuration.maximumBytesPerSecond = 1
         let session = Session(configuration: configuration)
         defer { session.invalidateAndCancel() }
         let first = session.dataTask(with: server.url("/bytes/600"))
         first.resume()
         #expect(await eventually(20) { first.state == .completed })
-        session.setMaximumBytesPerSecond(1)
         let next = session.dataTask(with: server.url("/bytes/10"))
         next.resume()
         let (counted, held) = await budget(of: session)
