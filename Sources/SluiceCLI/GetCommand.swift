@@ -60,6 +60,9 @@ struct GetCommand: ParsableCommand {
     @Option(name: [.customShort("m"), .customLong("max-time")], help: "Give up on each transfer after this many seconds in all (--timeout counts the seconds without a byte).")
     var maxTime: Double?
 
+    @Option(name: [.customShort("r"), .customLong("range")], help: ArgumentHelp("Ask for these bytes only, as curl's -r: 0-499, 500-, or several joined with commas; the last 500 as --range=-500 (standard output only).", valueName: "range"))
+    var range: String?
+
     // curl's everyday flags for a script: `sluice get -fsSL URL | sh` and `sluice get -O URL` as curl users type them.
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress line and no messages on stderr: the exit status tells (-S brings the errors back).")
     var silent = false
@@ -98,6 +101,9 @@ struct GetCommand: ParsableCommand {
 
     private mutating func runWithConfig() throws {
         if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
+        if range != nil && (output != nil || outputDir != nil || remoteName) {
+            throw CLIFailure(code: 2, message: "-r writes a part of the body to standard output: it takes no -o, -O or --output-dir (a saved file resumes with its own ranges)")
+        }
         if head && (output != nil || outputDir != nil || remoteName) {
             throw CLIFailure(code: 2, message: "-I writes the headers to standard output: it takes no -o, -O or --output-dir")
         }
@@ -140,6 +146,12 @@ struct GetCommand: ParsableCommand {
     private func transfer(_ targets: URLTargets, paste: CurlPaste?) throws {
         var prepared = try requestOptions.prepare(shortData: shortData.values)
         paste?.fillBody(&prepared, methodGiven: requestOptions.method != nil)
+        if let range, prepared.headers["Range"] == nil {  // an -H Range wins, as in curl
+            guard !range.isEmpty, range.utf8.allSatisfy({ (48...57).contains($0) || $0 == 45 || $0 == 44 }) else {
+                throw CLIFailure(code: 2, message: "-r: not a byte range (0-499, 500-, -500, or several with commas): \(Sanitized.text(range))")
+            }
+            try prepared.addHeader("Range: bytes=" + range, flag: "-r")
+        }
         if head {
             guard prepared.body == nil else { throw CLIFailure(code: 2, message: "-I sends HEAD, which carries no -d body") }
             if requestOptions.method == nil { prepared.method = "HEAD" }

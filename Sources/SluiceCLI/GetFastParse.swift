@@ -43,13 +43,14 @@ enum GetFastParse {
         case c = "-c", cookieJar = "--cookie-jar", x = "-x", proxy = "--proxy", U = "-U", proxyUser = "--proxy-user"
         case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
         case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer", m = "-m", maxTime = "--max-time"
+        case r = "-r", range = "--range"
     }
 
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
     private struct Scan {
         var urls: [String] = []
         var inputFile: String?, jobs: Int?, outputDir: String?, output: String?, disposition: DispositionOption?
-        var timeout: Double?, maxTime: Double?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
+        var timeout: Double?, maxTime: Double?, range: String?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
         var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
@@ -98,6 +99,7 @@ enum GetFastParse {
             case .disposition: return FastParse.once(&disposition, DispositionOption(argument: value))
             case .timeout: return FastParse.once(&timeout, Double(argument: value))
             case .m, .maxTime: return FastParse.once(&maxTime, Double(argument: value))
+            case .r, .range: return FastParse.once(&range, value)
             case .mermaid: return FastParse.once(&mermaid, value)
             case .har: return FastParse.once(&har, value)
             case .retry: return FastParse.once(&retry, Int(argument: value))
@@ -182,6 +184,7 @@ enum GetFastParse {
             command.trace = trace
             command.timeout = timeout
             command.maxTime = maxTime
+            command.range = range
             command.silent = silent
             command.showError = showError
             command.fail = fail
