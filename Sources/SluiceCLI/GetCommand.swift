@@ -101,10 +101,11 @@ struct GetCommand: ParsableCommand {
 
     private mutating func runWithConfig() throws {
         if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
-        if range != nil && (output != nil || outputDir != nil || remoteName) {
+        let savesFiles = output != nil || outputDir != nil || remoteName
+        if range != nil && savesFiles {
             throw CLIFailure(code: 2, message: "-r writes a part of the body to standard output: it takes no -o, -O or --output-dir (a saved file resumes with its own ranges)")
         }
-        if head && (output != nil || outputDir != nil || remoteName) {
+        if head && savesFiles {
             throw CLIFailure(code: 2, message: "-I writes the headers to standard output: it takes no -o, -O or --output-dir")
         }
         if remoteName {
