@@ -47,6 +47,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// the last request's protocol for the status line.
     var printsHead = false
     @exclusivity(unchecked) private var protocols: [Int: String] = [:]
+    /// -w: each URL's text after its body (in order on standard output), or as each file is saved; set before
+    /// `run`. `saved`: by task, where its file went.
+    var writeOut: WriteOut?
+    @exclusivity(unchecked) private var saved: [Int: String] = [:]
     /// Each URL's retries (BatchRetries.swift); delegate queue only.
     @exclusivity(unchecked) var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
@@ -109,7 +113,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// Ctrl-C or SIGTERM: URLs waiting to be retried end now, as failures.
     func stop() {
         session?.delegateQueue.async { [self] in
-            for position in retries.stop() { finishPosition(position, failure: "interrupted") }
+            for position in retries.stop() { finishPosition(position, failure: "interrupted", writesOut: false) }
         }
     }
 
@@ -167,7 +171,9 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         let suggested = downloadTask.response?.suggestedFilename
         let key = SafeFileName.sanitize(suggested)
         switch DownloadPlacement.link(location.path, into: directory, suggested: suggested, from: nextNameAttempt[key] ?? 0) {
-        case .success(let placed): nextNameAttempt[key] = placed.attempt + 1
+        case .success(let placed):
+            nextNameAttempt[key] = placed.attempt + 1
+            if writeOut != nil { saved[downloadTask.taskIdentifier] = placed.path }
         case .failure(let problem): failures.append(Sanitized.text(problem.message))
         }
     }
@@ -192,18 +198,42 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
                 emit(Data(ResponseHead.text(of: response, networkProtocol: networkProtocol).utf8), at: position)
             }
             let why = giveUp.map { " (\($0))" } ?? ""
+            var failure: CLIFailure?
             if let error {
-                failures.append(Sanitized.text(ErrorText.describe(error, url: url)) + why)
+                failure = CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: url)) + why)
             } else if let status = task.response?.statusCode, status >= 400 {
                 httpErrors += 1
-                failures.append("the server answered \(status) for \(Sanitized.text(url.absoluteString))" + why)
+                failure = CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(url.absoluteString))" + why)
             }
+            if let failure { failures.append(failure.message) }
+            report(position, task: task, failure: failure)
         }
         finishPosition(position, failure: nil)
     }
 
-    private func finishPosition(_ position: Int, failure: String?) {
-        if let failure { failures.append(Sanitized.text(targets.texts[position]) + ": " + failure) }
+    /// -w's text for the URL at `position`, which ended with `task` (nil: it never started).
+    private func report(_ position: Int, task: SessionTask?, failure: CLIFailure?) {
+        guard let writeOut else { return }
+        var facts = WriteOutFacts(url: targets.texts[position], urlNumber: position, method: prepared.method)
+        if let task {
+            facts.take(task)
+            facts.filename = saved.removeValue(forKey: task.taskIdentifier)
+        }
+        if let failure { facts.failed(failure) }
+        let (output, error) = writeOut.render(facts)
+        if !output.isEmpty {
+            // After the body on standard output; files are saved in any order, so their lines go out as they end.
+            if outputDirectory == nil { emit(Data(output.utf8), at: position) } else { write(Data(output.utf8)) }
+        }
+        if !error.isEmpty { StandardStreams.errorAsked(error) }
+    }
+
+    /// `writesOut`: false on Ctrl-C or SIGTERM, after which -w writes nothing more (as curl).
+    private func finishPosition(_ position: Int, failure: String?, writesOut: Bool = true) {
+        if let failure {
+            failures.append(Sanitized.text(targets.texts[position]) + ": " + failure)
+            if writesOut { report(position, task: nil, failure: CLIFailure(code: 1, message: failure)) }
+        }
         done[position] = true
         if outputDirectory == nil { advanceHead() }
         running -= 1

@@ -83,6 +83,9 @@ struct GetCommand: ParsableCommand {
     @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the Content-Disposition name (sluice always does; taken for curl's sake).")
     var remoteHeaderName = false
 
+    @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("After each transfer, write this with curl's variables filled in: %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %header{name}, %{json}... (@FILE: the text in FILE).", valueName: "format"))
+    var writeOut: String?
+
     @OptionGroup var flowExport: FlowExportOptions
     @OptionGroup(title: "Retries and rate") var retryOptions: RetryOptions
     @OptionGroup(title: "Split downloads") var splitOptions: SplitOptions
@@ -127,13 +130,14 @@ struct GetCommand: ParsableCommand {
         if (splitOptions.split > 1 || splitOptions.checksum != nil || !splitOptions.mirrors.isEmpty) && output == nil {
             throw CLIFailure(code: 2, message: "--split, --mirrors and --checksum need -o FILE")
         }
+        let format = try WriteOut.option(writeOut)
         let recorder = try flowExport.recorder(urls: targets.count)
         do {
             try FlowRecorder.$current.withValue(recorder) {
                 if let outputs = globbed.outputs, outputs.count == targets.count {
-                    try transferEach(try targets.all(), to: outputs, paste: paste)
+                    try transferEach(try targets.all(), to: outputs, paste: paste, format: format)
                 } else {
-                    try transfer(targets, paste: paste)
+                    try transfer(targets, paste: paste, format: format)
                 }
             }
         } catch {
@@ -143,8 +147,9 @@ struct GetCommand: ParsableCommand {
         try recorder?.write()
     }
 
-    /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`.
-    private func transfer(_ targets: URLTargets, paste: CurlPaste?) throws {
+    /// The transfers themselves; `--mermaid` and `--har` record them through `FlowRecorder.current`. `format`: -w's,
+    /// written after each URL.
+    private func transfer(_ targets: URLTargets, paste: CurlPaste?, format: WriteOut?) throws {
         var prepared = try requestOptions.prepare(shortData: shortData.values)
         paste?.fillBody(&prepared, methodGiven: requestOptions.method != nil)
         if let range, prepared.headers["Range"] == nil {  // an -H Range wins, as in curl
@@ -177,41 +182,46 @@ struct GetCommand: ParsableCommand {
         if targets.count > 1 || outputDir != nil {
             if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
             let batchRetries = outputDir == nil ? retries : downloadRetries
-            return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries)
+            return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries,
+                             format: format)
         }
-        guard let target = targets.url(at: 0) else { throw URLTargets.refused(targets.texts[0]) }
-        guard let output else {
-            return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
-                             monitor: monitor, retries: retries)
-        }
-        switch try OutputTarget.classify(output, force: force) {
-        case .descriptor(let fd):
-            let name = fd == 1 ? "standard output" : Sanitized.text(output)
-            try fetch(prepared.request(for: target), into: fd, named: name, configuration: configuration, monitor: monitor,
-                      retries: retries)
-        case .stream(let path, let isSocket):
-            let fd = try OutputTarget.openStream(path, isSocket: isSocket, shownAs: output)
-            defer { close(fd) }
-            try fetch(prepared.request(for: target), into: fd, named: Sanitized.text(output), configuration: configuration,
-                      monitor: monitor, retries: retries)
-        case .file(let file):
-            try downloadRetries.run { retriesMade in
-                try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
-                             configuration: configuration, monitor: monitor, retriesMade: retriesMade)
+        var facts = WriteOutFacts(url: targets.texts[0], method: prepared.method)
+        facts.filename = output == "-" ? nil : output
+        try WriteOut.reporting(format, facts) { facts in
+            guard let target = targets.url(at: 0) else { throw URLTargets.refused(targets.texts[0]) }
+            guard let output else {
+                return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
+                                 monitor: monitor, retries: retries, facts: &facts)
+            }
+            switch try OutputTarget.classify(output, force: force) {
+            case .descriptor(let fd):
+                let name = fd == 1 ? "standard output" : Sanitized.text(output)
+                try fetch(prepared.request(for: target), into: fd, named: name, configuration: configuration, monitor: monitor,
+                          retries: retries, facts: &facts)
+            case .stream(let path, let isSocket):
+                let fd = try OutputTarget.openStream(path, isSocket: isSocket, shownAs: output)
+                defer { close(fd) }
+                try fetch(prepared.request(for: target), into: fd, named: Sanitized.text(output), configuration: configuration,
+                          monitor: monitor, retries: retries, facts: &facts)
+            case .file(let file):
+                try downloadRetries.run { retriesMade in
+                    try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
+                                 configuration: configuration, monitor: monitor, retriesMade: retriesMade, facts: &facts)
+                }
             }
         }
     }
 
     /// A globbed URL with -o naming #1, #2...: each URL into its own file, one after another as curl does; a
     /// failure is said and the rest go on, and the command fails at the end if any did.
-    private func transferEach(_ targets: [URL], to outputs: [String], paste: CurlPaste?) throws {
+    private func transferEach(_ targets: [URL], to outputs: [String], paste: CurlPaste?, format: WriteOut?) throws {
         var failed = 0
         var last: CLIFailure?
         for (target, name) in zip(targets, outputs) {
             var one = self
             one.output = name
             do {
-                try one.transfer(URLTargets(urls: [target]), paste: paste)
+                try one.transfer(URLTargets(urls: [target]), paste: paste, format: format)
             } catch let failure as CLIFailure {
                 if failure.code > 128 { throw failure }  // interrupted: stop here, as curl
                 StandardStreams.error("sluice: \(Sanitized.text(target.absoluteString)): \(failure.message)\n")
@@ -229,7 +239,7 @@ struct GetCommand: ParsableCommand {
     /// policy retries is not written at all while retries remain, and a transfer that failed after its first byte
     /// went out is not retried (those bytes cannot be taken back from a pipe).
     private func fetch(_ request: Request, into fd: Int32, named destination: String, configuration: SessionConfiguration,
-                       monitor: TaskEventMonitor?, retries: RetryLoop) throws {
+                       monitor: TaskEventMonitor?, retries: RetryLoop, facts: inout WriteOutFacts) throws {
         let sink = FileDescriptorSink(fd: fd)
         try retries.run { retriesMade in
             let delegate = GetDelegate(disposition: disposition.value, sink: sink,
@@ -247,6 +257,7 @@ struct GetCommand: ParsableCommand {
             }
             let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
             let task = FlowRecorder.observe(session.dataTask(with: request))
+            defer { facts.take(task) }
             do {
                 try delegate.run(task, in: session, target: request.url) { task in
                     task.countOfBytesReceived > 0 ? "\(task.countOfBytesReceived) bytes received" : nil
@@ -264,7 +275,7 @@ struct GetCommand: ParsableCommand {
     /// The body to a file through a download task (or a data task that becomes one), resumable.
     /// One attempt; a retry (`retriesMade` > 0) resumes from the partial file the last one kept.
     private func download(_ request: Request, isPlainGet: Bool, to file: OutputFile, configuration: SessionConfiguration,
-                          monitor: TaskEventMonitor?, retriesMade: Int = 0) throws {
+                          monitor: TaskEventMonitor?, retriesMade: Int = 0, facts: inout WriteOutFacts) throws {
         let target = request.url
         if file.exists && !force {
             throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
@@ -307,6 +318,7 @@ struct GetCommand: ParsableCommand {
         }
         session.finishTasksAndInvalidate()
         notes?.report()
+        facts.take(task)
 
         let name = file.name
         // A link that no longer serves the file (a signed URL that expired) is refused again on every rerun: the
@@ -373,7 +385,7 @@ struct GetCommand: ParsableCommand {
 
     /// Several URLs, at most `jobs` at once.
     private func batch(_ targets: URLTargets, _ prepared: PreparedRequest, configuration: SessionConfiguration,
-                       monitor: TaskEventMonitor?, retries: RetryLoop) throws {
+                       monitor: TaskEventMonitor?, retries: RetryLoop, format: WriteOut?) throws {
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(jobs ?? SluiceConfig.inForce.jobs.value, configuration.httpMaximumConnectionsPerHost)
         if let limit = SluiceConfig.inForce.sharedConnections(of: targets) { configuration.httpMaximumConnectionsPerHost = limit }
@@ -388,6 +400,7 @@ struct GetCommand: ParsableCommand {
         let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
         delegate.hidesErrorBodies = fail
         delegate.printsHead = head
+        delegate.writeOut = format
         delegate.retries = BatchRetries(loop: retries)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {

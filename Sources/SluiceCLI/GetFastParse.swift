@@ -43,7 +43,7 @@ enum GetFastParse {
         case c = "-c", cookieJar = "--cookie-jar", x = "-x", proxy = "--proxy", U = "-U", proxyUser = "--proxy-user"
         case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
         case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer", m = "-m", maxTime = "--max-time"
-        case r = "-r", range = "--range"
+        case r = "-r", range = "--range", w = "-w", writeOut = "--write-out"
     }
 
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
@@ -53,6 +53,7 @@ enum GetFastParse {
         var timeout: Double?, maxTime: Double?, range: String?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
         var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
+        var writeOut: String?
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
@@ -116,6 +117,7 @@ enum GetFastParse {
             case .caCert: return FastParse.once(&caCert, value)
             case .A, .userAgent: return FastParse.once(&userAgent, value)
             case .e, .referer: return FastParse.once(&referer, value)
+            case .w, .writeOut: return FastParse.once(&writeOut, value)
             case .mirrors: mirrors.append(value)
             case .H, .header: headers.append(value)
             case .data: data.append(value)
@@ -191,6 +193,7 @@ enum GetFastParse {
             command.remoteName = remoteName
             command.remoteHeaderName = remoteHeaderName
             command.head = head
+            command.writeOut = writeOut
             command.flowExport = flowExport
             command.retryOptions = retryOptions
             command.splitOptions = splitOptions

@@ -29,6 +29,9 @@ struct PutCommand: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
     var timeout: Double = 60
 
+    @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("After the upload, write this with curl's variables filled in, as get -w (%{http_code}, %{size_upload}, %{time_total}...).", valueName: "format"))
+    var writeOut: String?
+
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions
     @OptionGroup var shortData: ShortDataOption
 
@@ -39,6 +42,7 @@ struct PutCommand: ParsableCommand {
         guard ReadableFile.check(file) else {
             throw CLIFailure(code: 1, message: "cannot read \(Sanitized.text(file)): not a readable regular file")
         }
+        let format = try WriteOut.option(writeOut)
         let prepared = try requestOptions.prepare(defaultMethod: "PUT", takesBody: false, shortData: shortData.values)
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
@@ -47,7 +51,10 @@ struct PutCommand: ParsableCommand {
         let session = Session(configuration: configuration, delegate: delegate,
                               eventMonitor: trace ? TraceEncoder.monitor() : nil)
         let task = session.uploadTask(with: prepared.request(for: target), fromFile: URL(fileURLWithPath: file))
-        try delegate.run(task, in: session, target: target) { task in "\(task.countOfBytesSent) bytes sent" }
+        try WriteOut.reporting(format, WriteOutFacts(url: url, method: prepared.method)) { facts in
+            defer { facts.take(task) }
+            try delegate.run(task, in: session, target: target) { task in "\(task.countOfBytesSent) bytes sent" }
+        }
     }
 }
 

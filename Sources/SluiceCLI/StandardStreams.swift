@@ -29,6 +29,9 @@ enum StandardStreams {
 
     static func output(_ text: String) { writeAll(1, text) }
 
+    /// What the user asked to see on stderr (-w's `%{stderr}`): -s does not hide it.
+    static func errorAsked(_ text: String) { writeAll(2, text) }
+
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text
         text.withUTF8 { bytes in

@@ -66,6 +66,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public var currentRequest: Request { info.withLock { $0.currentRequest } }
     public var response: Response? { info.withLock { $0.response } }
     public var error: TransferError? { info.withLock { $0.error } }
+    /// The task's metrics once it has ended (what didFinishCollecting gets); nil before.
+    public var metrics: TaskMetrics? { info.withLock { $0.metrics } }
     public var countOfBytesReceived: Int64 { received.load(ordering: .relaxed) }
     /// The announced body length, or -1 while unknown (never 0 for "unknown").
     public var countOfBytesExpectedToReceive: Int64 { expected.load(ordering: .relaxed) }

@@ -53,10 +53,12 @@ import Testing
                      "--noproxy", "-k", "--insecure", "--cacert", "--http1.1", "--http2", "-L", "--location", "-d",
                      "-A", "--user-agent", "-e", "--referer", "--compressed", "-s", "--silent", "-S", "--show-error",
                      "-f", "--fail", "-O", "--remote-name", "-J", "--remote-header-name", "-I", "--head", "-m", "--max-time", "-r", "--range",
+                     "-w", "--write-out",
                      // not read by the fast way
                      "--jobs", "-h", "--help", "--", "-kf", "-sSL", "--timeout=3", "--bogus", "-", "-5"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "allow", "cancel",
-                      "becomeDownload", "md5=0123456789abcdef0123456789abcdef", "sha256=zz", "a:b", "@file", "X: y", "2M"]
+                      "becomeDownload", "md5=0123456789abcdef0123456789abcdef", "sha256=zz", "a:b", "@file", "X: y", "2M",
+                      "%{http_code}\\n"]
         return compareParses(count: 1000, seed: 13, first: { _ in ["get"] }, names: names, values: values,
                              fast: GetFastParse.command, tree: { try? GetCommand.parse(Array($0.dropFirst())) })
     }
