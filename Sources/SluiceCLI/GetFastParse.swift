@@ -43,7 +43,7 @@ enum GetFastParse {
         case c = "-c", cookieJar = "--cookie-jar", x = "-x", proxy = "--proxy", U = "-U", proxyUser = "--proxy-user"
         case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
         case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer", m = "-m", maxTime = "--max-time"
-        case r = "-r", range = "--range", w = "-w", writeOut = "--write-out"
+        case r = "-r", range = "--range", w = "-w", writeOut = "--write-out", connectTimeout = "--connect-timeout"
     }
 
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
@@ -53,7 +53,7 @@ enum GetFastParse {
         var timeout: Double?, maxTime: Double?, range: String?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
         var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
-        var writeOut: String?
+        var writeOut: String?, connectTimeout: Double?
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
@@ -118,6 +118,7 @@ enum GetFastParse {
             case .A, .userAgent: return FastParse.once(&userAgent, value)
             case .e, .referer: return FastParse.once(&referer, value)
             case .w, .writeOut: return FastParse.once(&writeOut, value)
+            case .connectTimeout: return FastParse.once(&connectTimeout, Double(argument: value))
             case .mirrors: mirrors.append(value)
             case .H, .header: headers.append(value)
             case .data: data.append(value)
@@ -164,6 +165,7 @@ enum GetFastParse {
             requestOptions.userAgent = userAgent
             requestOptions.referer = referer
             requestOptions.compressed = compressed
+            requestOptions.connectTimeout = connectTimeout
             var shortDataOption = ShortDataOption()
             shortDataOption.values = shortData
             // `--curl` and `-g/--globoff` are not read here (they fall back to ArgumentParser): not given.

@@ -143,6 +143,7 @@ extension RequestOptions {
         options.userAgent = nil
         options.referer = nil
         options.compressed = false
+        options.connectTimeout = nil
         return options
     }
 }

@@ -81,6 +81,10 @@ struct RequestOptions: ParsableArguments {
             help: ArgumentHelp("Send this Referer (an -H 'Referer: ...' wins; curl's ';auto' suffix is dropped).", valueName: "url"))
     var referer: String?
 
+    @Option(name: .customLong("connect-timeout"),
+            help: ArgumentHelp("Give up on a connection (its TLS handshake included) not made within this many seconds.", valueName: "seconds"))
+    var connectTimeout: Double?
+
     /// curl's --compressed: sluice asks for every encoding its libcurl decodes and decodes it, as URLSession does.
     @Flag(name: .customLong("compressed"), help: "Ask for a compressed response and decode it (sluice always does; taken for curl's sake).")
     var compressed = false
@@ -181,6 +185,12 @@ struct RequestOptions: ParsableArguments {
         if http1_1 && http2 { throw CLIFailure(code: 2, message: "--http1.1 and --http2 ask for different versions; give one") }
         if http1_1 { configuration.httpVersion = .http1_1 }
         if http2 { configuration.httpVersion = .http2 }
+        if let connectTimeout {
+            guard connectTimeout > 0, connectTimeout.isFinite else {
+                throw CLIFailure(code: 2, message: "--connect-timeout needs a number of seconds above 0")
+            }
+            configuration.timeoutIntervalForConnect = connectTimeout
+        }
         prepared.configuration = configuration
         return prepared
     }
@@ -287,6 +297,7 @@ struct PreparedRequest: Sendable {
         result.tlsVerificationEnabled = configuration.tlsVerificationEnabled
         result.caFile = configuration.caFile
         result.httpVersion = configuration.httpVersion
+        result.timeoutIntervalForConnect = configuration.timeoutIntervalForConnect
         result.credentialStorage = credentialStore
         for file in cookieFiles {  // a missing file is no cookies, as for curl's -b FILE
             do throws(TransferError) { try cookieStore.load(from: file) } catch {

@@ -13,6 +13,9 @@ public struct SessionConfiguration: Sendable {
     public var timeoutIntervalForRequest: TimeInterval = 60
     /// Seconds the whole task may take, from resume to completion.
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// Seconds a connection (its TLS handshake included) may take to be made before the task fails as timed out
+    /// (curl's `--connect-timeout`); nil: the request's own timeout.
+    public var timeoutIntervalForConnect: TimeInterval?
     /// Headers added to every request unless the request sets the same field.
     public var httpAdditionalHeaders = HTTPHeaders()
     public var httpMaximumConnectionsPerHost = 6

@@ -161,7 +161,7 @@ final class Transfer {
         setLong(CURLOPT_SSL_VERIFYPEER, configuration.tlsVerificationEnabled ? 1 : 0)
         setLong(CURLOPT_SSL_VERIFYHOST, configuration.tlsVerificationEnabled ? 2 : 0)
         if let caFile = configuration.caFile { setString(CURLOPT_CAINFO, caFile) }
-        let connectTimeout = request.timeoutInterval ?? configuration.timeoutIntervalForRequest
+        let connectTimeout = configuration.timeoutIntervalForConnect ?? request.timeoutInterval ?? configuration.timeoutIntervalForRequest
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e9) * 1000))
         setLong(CURLOPT_STREAM_WEIGHT, max(1, Int(task.priority * 255) + 1))
         switch configuration.httpVersion {

@@ -61,7 +61,7 @@ import Testing
                      "--fresh", "--exit-when-done", "--notify",
                      // not read by the fast way
                      "--jobs", "-h", "--", "-dj", "--retry=3", "--bogus", "-", "-5", "-H", "--background", "--hook-timeout",
-                     "-A", "--compressed"]
+                     "-A", "--compressed", "--connect-timeout"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "2M", "x.txt", "echo hi"]
         return compareParses(count: 400, seed: 29, first: { $0 % 2 == 0 ? ["open"] : [] }, names: names, values: values,
                              fast: { OpenFastParse.command($0, subcommands: subcommands) },

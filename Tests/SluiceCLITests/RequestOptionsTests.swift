@@ -165,6 +165,14 @@ struct GetRequestFlags: ParsableArguments {
         #expect(refusal(["--http1.1", "--http2"]) != nil)
     }
 
+    @Test func connectTimeoutReachesTheSessionAndNonsenseIsRefused() throws {
+        let configured = try prepared(["--connect-timeout", "2.5"]).configure(.default)
+        #expect(configured.timeoutIntervalForConnect == 2.5)
+        #expect(try prepared([]).configure(.default).timeoutIntervalForConnect == nil)
+        #expect(refusal(["--connect-timeout", "0"]) == "--connect-timeout needs a number of seconds above 0")
+        #expect(refusal(["--connect-timeout", "inf"]) == "--connect-timeout needs a number of seconds above 0")
+    }
+
     @Test func refusals() throws {
         let dir = try Scratch()
         defer { dir.remove() }

@@ -83,6 +83,21 @@ import Testing
         #expect(task.countOfBytesReceived == 700)
     }
 
+    /// curl's --connect-timeout: a connection that cannot be made fails after the connect timeout, not the
+    /// request's (60 s here). The listener's accept queue is full, so the kernel drops the task's SYN and its
+    /// connect waits, as one to a host that never answers does.
+    @Test func aConnectionThatCannotBeMadeTimesOutAfterTheConnectTimeout() async throws {
+        let listener = try FullListener()
+        defer { listener.close() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard let (r, _) = await run(URL(string: "http://127.0.0.1:\(listener.port)/x")!,
+                                     configure: { $0.timeoutIntervalForConnect = 1 }) else { return }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        #expect(r.snapshot.error?.code == .timedOut, "\(String(describing: r.snapshot.error))")
+        #expect(r.snapshot.responses.isEmpty)
+        #expect(seconds < 30, "ended after \(seconds) s: the request's 60 s, not the connect timeout")
+    }
+
     @Test func noAnswerAtAllTimesOut() async throws {
         let server = try Servers.shared()
         guard let (r, _) = await run(server.url("/silent"), configure: { $0.timeoutIntervalForRequest = 0.5 }) else { return }
@@ -129,5 +144,43 @@ import Testing
     @Test func malformedDataURL() async throws {
         guard let (r, _) = await run(URL(string: "data:text/plain;base64")!) else { return }
         #expect(r.snapshot.error?.code == .badURL)
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that accepts nothing and whose accept queue is already full (backlog 0, two
+/// connections waiting): a further connect gets no answer until the listener closes.
+final class FullListener {
+    let port: Int
+    private let fd: Int32
+    private var waiting: [Int32] = []
+
+    init() throws {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, size) }
+        }
+        var length = size
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) }
+        }
+        guard listening >= 0, bound == 0, named == 0, listen(listening, 0) == 0 else { throw CocoaError(.fileReadUnknown) }
+        fd = listening
+        port = Int(UInt16(bigEndian: address.sin_port))
+        for _ in 0..<2 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, size) }
+            }
+            waiting.append(client)
+        }
+    }
+
+    func close() {
+        for client in waiting { Glibc.close(client) }
+        Glibc.close(fd)
     }
 }
