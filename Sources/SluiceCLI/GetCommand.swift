@@ -83,6 +83,9 @@ struct GetCommand: ParsableCommand {
     @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the Content-Disposition name (sluice always does; taken for curl's sake).")
     var remoteHeaderName = false
 
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Write what happens on the wire to stderr, as curl -v: libcurl's notes (*), each request head sent (>), each response head received (<).")
+    var verbose = false
+
     @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("After each transfer, write this with curl's variables filled in: %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %header{name}, %{json}... (@FILE: the text in FILE).", valueName: "format"))
     var writeOut: String?
 
@@ -165,6 +168,7 @@ struct GetCommand: ParsableCommand {
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout ?? SluiceConfig.inForce.timeout.value
+        if verbose { configuration.wireMonitor = VerboseLog.monitor() }
         if let maxTime {
             guard maxTime > 0, maxTime.isFinite else { throw CLIFailure(code: 2, message: "-m needs a number of seconds above 0") }
             configuration.timeoutIntervalForResource = maxTime  // each attempt's, as curl's -m; --retry-max-time bounds them all
@@ -243,7 +247,7 @@ struct GetCommand: ParsableCommand {
         let sink = FileDescriptorSink(fd: fd)
         try retries.run { retriesMade in
             let delegate = GetDelegate(disposition: disposition.value, sink: sink,
-                                       progress: trace ? nil : ProgressLine.ifTerminal(), destination: destination)
+                                       progress: trace || verbose ? nil : ProgressLine.ifTerminal(), destination: destination)
             let policy = retries.policy
             let retriesLeft = retriesMade < policy.maximumRetries
                 && (policy.retriesNonIdempotentMethods || RetryPolicy.idempotentMethods.contains(request.method.uppercased()))
@@ -296,7 +300,7 @@ struct GetCommand: ParsableCommand {
         var configuration = configuration
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
-                                        progress: trace ? nil : ProgressLine.ifTerminal())
+                                        progress: trace || verbose ? nil : ProgressLine.ifTerminal())
         let mirrors = try splitOptions.mirrorURLs()
         let notes = mirrors.isEmpty ? nil : MirrorNotes()
         let session = Session(configuration: configuration, delegate: delegate,

@@ -26,7 +26,7 @@ enum GetFastParse {
         case location = "--location", L = "-L", compressed = "--compressed"
         case silent = "--silent", s = "-s", showError = "--show-error", S = "-S", fail = "--fail", f = "-f"
         case remoteName = "--remote-name", O = "-O", remoteHeaderName = "--remote-header-name", J = "-J"
-        case head = "--head", I = "-I"
+        case head = "--head", I = "-I", verbose = "--verbose", v = "-v"
         case basic = "--basic", digest = "--digest", anyauth = "--anyauth"
         case proxyBasic = "--proxy-basic", proxyDigest = "--proxy-digest", proxyAnyauth = "--proxy-anyauth"
     }
@@ -59,6 +59,7 @@ enum GetFastParse {
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
         var http2 = false, location = false, compressed = false
         var silent = false, showError = false, fail = false, remoteName = false, remoteHeaderName = false, head = false
+        var verbose = false
         var serverAuth = ServerAuthOption.basic, proxyAuth = ProxyAuthOption.proxyBasic
 
         /// False for a flag given twice: ArgumentParser decides what that means.
@@ -79,6 +80,7 @@ enum GetFastParse {
             case .remoteName, .O: return FastParse.once(&remoteName)
             case .remoteHeaderName, .J: return FastParse.once(&remoteHeaderName)
             case .head, .I: return FastParse.once(&head)
+            case .verbose, .v: return FastParse.once(&verbose)
             // Declared with `exclusivity: .chooseLast`, as curl takes the last of them.
             case .basic: serverAuth = .basic
             case .digest: serverAuth = .digest
@@ -196,6 +198,7 @@ enum GetFastParse {
             command.remoteHeaderName = remoteHeaderName
             command.head = head
             command.writeOut = writeOut
+            command.verbose = verbose
             command.flowExport = flowExport
             command.retryOptions = retryOptions
             command.splitOptions = splitOptions

@@ -29,6 +29,9 @@ struct PutCommand: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
     var timeout: Double = 60
 
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Write what happens on the wire to stderr, as curl -v (as get -v).")
+    var verbose = false
+
     @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("After the upload, write this with curl's variables filled in, as get -w (%{http_code}, %{size_upload}, %{time_total}...).", valueName: "format"))
     var writeOut: String?
 
@@ -46,8 +49,9 @@ struct PutCommand: ParsableCommand {
         let prepared = try requestOptions.prepare(defaultMethod: "PUT", takesBody: false, shortData: shortData.values)
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
+        if verbose { configuration.wireMonitor = VerboseLog.monitor() }
         let delegate = GetDelegate(disposition: .allow, sink: FileDescriptorSink(fd: 1),
-                                   progress: trace ? nil : ProgressLine.ifTerminal(), ofSending: true)
+                                   progress: trace || verbose ? nil : ProgressLine.ifTerminal(), ofSending: true)
         let session = Session(configuration: configuration, delegate: delegate,
                               eventMonitor: trace ? TraceEncoder.monitor() : nil)
         let task = session.uploadTask(with: prepared.request(for: target), fromFile: URL(fileURLWithPath: file))

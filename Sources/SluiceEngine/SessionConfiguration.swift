@@ -16,6 +16,9 @@ public struct SessionConfiguration: Sendable {
     /// Seconds a connection (its TLS handshake included) may take to be made before the task fails as timed out
     /// (curl's `--connect-timeout`); nil: the request's own timeout.
     public var timeoutIntervalForConnect: TimeInterval?
+    /// Told each line libcurl says of a task's transfer (curl -v: its notes and the header lines sent and received),
+    /// on the transfer thread as it happens: it must return at once. Nil (the default) asks libcurl for nothing.
+    public var wireMonitor: (@Sendable (_ taskIdentifier: Int, WireLine) -> Void)?
     /// Headers added to every request unless the request sets the same field.
     public var httpAdditionalHeaders = HTTPHeaders()
     public var httpMaximumConnectionsPerHost = 6

@@ -44,6 +44,8 @@ final class Transfer {
     private var partIndex = 0
     /// Set for data: and file: URLs, which the engine reads itself instead of libcurl.
     private var local: LocalSource?
+    /// The session's `wireMonitor`, when it has one (set up with the handle; loop thread only).
+    private var wireMonitor: (@Sendable (Int, WireLine) -> Void)?
     private var lastActivity: UInt64
     /// Bytes came in a libcurl callback since the last timeout check, which then moves `lastActivity` to its own
     /// time instead of a clock read per header line and per body chunk (12 a request in the HTTP/2 small-file
@@ -112,6 +114,20 @@ final class Transfer {
         errorBuffer.deallocate()
     }
 
+    /// libcurl's debug callback (only with a `wireMonitor`): its notes and the heads sent and received, line by
+    /// line; body bytes and TLS records are not lines for a person.
+    func tellWire(_ type: curl_infotype, _ bytes: UnsafeRawBufferPointer) {
+        guard let wireMonitor else { return }
+        let kind: WireLine.Kind
+        switch type {
+        case CURLINFO_TEXT: kind = .info
+        case CURLINFO_HEADER_OUT: kind = .headerOut
+        case CURLINFO_HEADER_IN: kind = .headerIn
+        default: return
+        }
+        for line in WireLine.lines(kind, bytes) { wireMonitor(task.taskIdentifier, line) }
+    }
+
     static func owner(of easy: UnsafeMutableRawPointer) -> Transfer? {
         var pointer: UnsafeMutablePointer<CChar>?
         guard sluice_easy_getinfo_string(easy, CURLINFO_PRIVATE, &pointer) == CURLE_OK, let pointer else { return nil }
@@ -149,6 +165,12 @@ final class Transfer {
         set(sluice_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback))
         set(sluice_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me))
         set(sluice_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback))
+        if let monitor = configuration.wireMonitor {
+            wireMonitor = monitor
+            setLong(CURLOPT_VERBOSE, 1)
+            set(sluice_easy_setopt_debug(easy, CURLOPT_DEBUGFUNCTION, transferDebugCallback))
+            set(sluice_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, me))
+        }
         set(sluice_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me))
         setLong(CURLOPT_NOSIGNAL, 1)
         setString(CURLOPT_PROTOCOLS_STR, "http,https")  // redirects are followed by the loop, not libcurl
@@ -823,6 +845,13 @@ private func transferReadCallback(_ buffer: UnsafeMutablePointer<CChar>?, _ size
 private func transferSeekCallback(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
     guard let context, offset == 0, origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
     return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().rewindBody() ? 0 : 2
+}
+
+private func transferDebugCallback(_ easy: UnsafeMutableRawPointer?, _ type: curl_infotype, _ bytes: UnsafeMutablePointer<CChar>?,
+                                   _ size: Int, _ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard let bytes, let context else { return 0 }
+    Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().tellWire(type, UnsafeRawBufferPointer(start: bytes, count: size))
+    return 0
 }
 
 private func transferHeaderCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,

@@ -13,6 +13,7 @@ static inline CURLcode sluice_easy_setopt_write(CURL *h, CURLoption o, curl_writ
 static inline CURLcode sluice_easy_setopt_read(CURL *h, CURLoption o, curl_read_callback v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode sluice_easy_setopt_xferinfo(CURL *h, CURLoption o, curl_xferinfo_callback v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode sluice_easy_setopt_seek(CURL *h, CURLoption o, curl_seek_callback v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode sluice_easy_setopt_debug(CURL *h, CURLoption o, curl_debug_callback v) { return curl_easy_setopt(h, o, v); }
 
 static inline CURLMcode sluice_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
