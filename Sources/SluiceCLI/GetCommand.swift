@@ -83,6 +83,9 @@ struct GetCommand: ParsableCommand {
     @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the Content-Disposition name (sluice always does; taken for curl's sake).")
     var remoteHeaderName = false
 
+    @Option(name: [.customShort("C"), .customLong("continue-at")], help: ArgumentHelp("With -o FILE: continue FILE from where it ends, as curl -C - (a download another program left half done; sluice continues its own partial files anyway). Only - is taken.", valueName: "-"))
+    var continueAt: String?
+
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Write what happens on the wire to stderr, as curl -v: libcurl's notes (*), each request head sent (>), each response head received (<).")
     var verbose = false
 
@@ -113,6 +116,12 @@ struct GetCommand: ParsableCommand {
         }
         if head && savesFiles {
             throw CLIFailure(code: 2, message: "-I writes the headers to standard output: it takes no -o, -O or --output-dir")
+        }
+        if let continueAt {
+            guard continueAt == "-" else {
+                throw CLIFailure(code: 2, message: "-C takes - only: sluice continues a file from where it ends")
+            }
+            guard let output, output != "-" else { throw CLIFailure(code: 2, message: "-C - continues the file -o names") }
         }
         if remoteName {
             guard output == nil else { throw CLIFailure(code: 2, message: "-O and -o both name the file: give one") }
@@ -281,6 +290,10 @@ struct GetCommand: ParsableCommand {
     private func download(_ request: Request, isPlainGet: Bool, to file: OutputFile, configuration: SessionConfiguration,
                           monitor: TaskEventMonitor?, retriesMade: Int = 0, facts: inout WriteOutFacts) throws {
         let target = request.url
+        if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, isPlainGet: isPlainGet,
+                                                                       configuration: configuration) {
+            return  // complete already
+        }
         if file.exists && !force {
             throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
         }
@@ -353,27 +366,44 @@ struct GetCommand: ParsableCommand {
         }
     }
 
+    /// -C -: `file` exists. When sluice has no checkpoint beside it, it is another program's half-done download, to be
+    /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file
+    /// that is also the partial file (a run stopped between the two names) keeps only the partial name.
+    private func continueForeign(_ file: OutputFile, request: Request, isPlainGet: Bool,
+                                 configuration: SessionConfiguration) throws -> Bool {
+        var whole = stat()
+        var partial = stat()
+        if lstat(file.path, &whole) == 0, lstat(file.partialPath, &partial) == 0 {
+            guard whole.st_ino == partial.st_ino, whole.st_dev == partial.st_dev else { return false }  // "exists": said below
+            unlink(file.path)
+            return false
+        }
+        guard case .none = try file.leftOver(for: request.url) else { return false }
+        guard isPlainGet else {
+            throw CLIFailure(code: 1, message: "-C -: a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; \(file.name) is left as it was")
+        }
+        switch try ContinueAt.adopt(file, request: request, configuration: configuration) {
+        case .complete(let size):
+            StandardStreams.error("sluice: \(file.name) is complete already (\(size) bytes): nothing to fetch\n")
+            return true
+        case .adopted:
+            return false
+        }
+    }
+
     /// A partial file of another URL (an expired link given again fresh, a mirror): its resume data moved to
     /// `request`'s URL when that URL serves the same file (the same size and validator, as `sluice refresh` asks),
     /// as curl -C - and wget -c continue whatever file they find; otherwise an error that says what differs, and
     /// the partial file stays as it is.
     static func continuation(of old: ResumeData, from request: Request, file: OutputFile,
                              configuration: SessionConfiguration) throws(CLIFailure) -> Data {
-        let answered = Mutex<Result<RefreshCheck.New, TransferError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        URLProbe.probe(request, configuration: configuration) { result in
-            answered.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
         let kept = "\(file.name).sluice-part holds \(old.bytesOnDisk) bytes of \(Sanitized.text(old.url))"
         let advice = "remove \(file.name).sluice-part and \(file.name).sluice-resume to start over, or choose another -o"
         let new: RefreshCheck.New
-        switch answered.withLock({ $0 }) {
-        case .success(let answer)?: new = answer
-        case .failure(let error)?:
+        switch URLProbe.answer(request, configuration: configuration) {
+        case .success(let answer): new = answer
+        case .failure(let error):
             throw CLIFailure(code: 1, message: "\(kept); asking the new URL whether it is the same file failed: \(Sanitized.text(error.message))")
-        case nil: throw CLIFailure(code: 1, message: "\(kept); the new URL did not answer")
         }
         let decision = RefreshCheck.decide(old: RefreshCheck.Old(size: old.expectedLength, etag: old.etag, lastModified: old.lastModified),
                                            new: new, force: false, forceHint: nil)  // get's --force replaces files

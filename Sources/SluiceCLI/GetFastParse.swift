@@ -44,6 +44,7 @@ enum GetFastParse {
         case noProxy = "--noproxy", caCert = "--cacert", d = "-d"
         case A = "-A", userAgent = "--user-agent", e = "-e", referer = "--referer", m = "-m", maxTime = "--max-time"
         case r = "-r", range = "--range", w = "-w", writeOut = "--write-out", connectTimeout = "--connect-timeout"
+        case C = "-C", continueAt = "--continue-at"
     }
 
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
@@ -53,7 +54,7 @@ enum GetFastParse {
         var timeout: Double?, maxTime: Double?, range: String?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
         var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
-        var writeOut: String?, connectTimeout: Double?
+        var writeOut: String?, connectTimeout: Double?, continueAt: String?
         var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
@@ -121,6 +122,7 @@ enum GetFastParse {
             case .e, .referer: return FastParse.once(&referer, value)
             case .w, .writeOut: return FastParse.once(&writeOut, value)
             case .connectTimeout: return FastParse.once(&connectTimeout, Double(argument: value))
+            case .C, .continueAt: return FastParse.once(&continueAt, value)
             case .mirrors: mirrors.append(value)
             case .H, .header: headers.append(value)
             case .data: data.append(value)
@@ -199,6 +201,7 @@ enum GetFastParse {
             command.head = head
             command.writeOut = writeOut
             command.verbose = verbose
+            command.continueAt = continueAt
             command.flowExport = flowExport
             command.retryOptions = retryOptions
             command.splitOptions = splitOptions

@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import SluiceEngine
 import SluiceLock
 import SluiceViewModel
@@ -29,6 +30,18 @@ public final class URLProbe: SessionDataDelegate {
         ranged.headers.set("Range", "bytes=0-0")
         session.dataTask(with: ranged).resume()
         session.finishTasksAndInvalidate()
+    }
+
+    /// The same, waited for: from a command's own thread, never from a delegate queue.
+    public static func answer(_ request: Request, configuration: SessionConfiguration) -> Result<RefreshCheck.New, TransferError> {
+        let answered = Locked<Result<RefreshCheck.New, TransferError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        probe(request, configuration: configuration) { result in
+            answered.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return answered.withLock { $0 } ?? .failure(TransferError(.badServerResponse, "no answer"))
     }
 
     public func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,

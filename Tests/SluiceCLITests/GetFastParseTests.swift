@@ -53,7 +53,7 @@ import Testing
                      "--noproxy", "-k", "--insecure", "--cacert", "--http1.1", "--http2", "-L", "--location", "-d",
                      "-A", "--user-agent", "-e", "--referer", "--compressed", "-s", "--silent", "-S", "--show-error",
                      "-f", "--fail", "-O", "--remote-name", "-J", "--remote-header-name", "-I", "--head", "-m", "--max-time", "-r", "--range",
-                     "-w", "--write-out", "--connect-timeout", "-v", "--verbose",
+                     "-w", "--write-out", "--connect-timeout", "-v", "--verbose", "-C", "--continue-at",
                      // not read by the fast way
                      "--jobs", "-h", "--help", "--", "-kf", "-sSL", "--timeout=3", "--bogus", "-", "-5"]
         let values = ["http://h/a", "https://h/b", "", "0", "3", "17", "-1", "2.5", "1e3", "nan", "abc", "allow", "cancel",

@@ -1,0 +1,61 @@
+// get -C - -o FILE: a file another program left half done is continued from its end (with the server's validator
+// as If-Range), a complete one is left alone, and one that cannot be the start of the server's file is refused
+// and left as it was.
+import Foundation
+import SluiceScenarioServer
+import SluiceViewModel
+import Testing
+@testable import SluiceCLI
+
+@Suite struct ContinueAtTests {
+    @Test func theDecisionFollowsTheServersAnswer() {
+        let ranged = RefreshCheck.New(status: 206, size: 5000, etag: "\"e\"", lastModified: nil)
+        #expect(ContinueAt.decide(localSize: 1000, server: ranged) == .resume)
+        #expect(ContinueAt.decide(localSize: 0, server: ranged) == .resume)
+        #expect(ContinueAt.decide(localSize: 5000, server: ranged) == .complete)
+        guard case .refuse = ContinueAt.decide(localSize: 6000, server: ranged) else { Issue.record("longer"); return }
+        let whole = RefreshCheck.New(status: 200, size: 5000, etag: nil, lastModified: nil)
+        #expect(ContinueAt.decide(localSize: 5000, server: whole) == .complete)
+        guard case .refuse = ContinueAt.decide(localSize: 10, server: whole) else { Issue.record("no ranges"); return }
+        guard case .refuse = ContinueAt.decide(localSize: 10, server: .init(status: 404, size: 9, etag: nil, lastModified: nil)) else {
+            Issue.record("404"); return
+        }
+    }
+
+    @Test func anotherProgramsHalfIsContinuedToTheWholeFile() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let path = dir.path + "/f.bin"
+        try Data(ScenarioPattern.bytes(offset: 0, count: 1000)).write(to: URL(fileURLWithPath: path))
+        // drop=1000: a request without Range loses its connection after 1,000 bytes, so only a resume succeeds.
+        let failure = await runGet(["-s", "--retry", "0", "-C", "-", "-o", path,
+                                    server.url("/bytes/5000?drop=1000&continue").absoluteString])
+        #expect(failure == nil, "\(String(describing: failure))")
+        #expect(isPattern(FileManager.default.contents(atPath: path), count: 5000))
+        #expect(dir.entries == ["f.bin"])
+    }
+
+    @Test func aCompleteFileAndOneThatCannotBeContinuedAreLeftAsTheyWere() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let complete = Data(ScenarioPattern.bytes(offset: 0, count: 5000))
+        try complete.write(to: URL(fileURLWithPath: dir.path + "/whole.bin"))
+        #expect(await runGet(["-s", "-C", "-", "-o", dir.path + "/whole.bin", server.url("/bytes/5000").absoluteString]) == nil)
+        #expect(FileManager.default.contents(atPath: dir.path + "/whole.bin") == complete)
+
+        let longer = Data(repeating: 7, count: 6000)
+        try longer.write(to: URL(fileURLWithPath: dir.path + "/long.bin"))
+        let refused = await runGet(["-s", "-C", "-", "-o", dir.path + "/long.bin", server.url("/bytes/5000").absoluteString])
+        #expect(refused?.code == 1 && refused?.message.contains("more than the server's 5000") == true, "\(String(describing: refused))")
+        #expect(FileManager.default.contents(atPath: dir.path + "/long.bin") == longer)
+
+        let half = Data(ScenarioPattern.bytes(offset: 0, count: 100))
+        try half.write(to: URL(fileURLWithPath: dir.path + "/norange.bin"))
+        let noRanges = await runGet(["-s", "-C", "-", "-o", dir.path + "/norange.bin", server.url("/bytes/5000?ranges=0").absoluteString])
+        #expect(noRanges?.code == 1 && noRanges?.message.contains("does not send parts") == true, "\(String(describing: noRanges))")
+        #expect(FileManager.default.contents(atPath: dir.path + "/norange.bin") == half)
+        #expect(dir.entries == ["long.bin", "norange.bin", "whole.bin"])
+    }
+}
