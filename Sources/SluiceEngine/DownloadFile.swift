@@ -38,10 +38,14 @@ final class DownloadFile: @unchecked Sendable {
     }
 
     /// The file at `path`, created or emptied: a download's visible partial file beside its target, a name the
-    /// caller derived and owns (FILE.sluice-part), never a user's file.
-    static func create(at path: String) throws(TransferError) -> DownloadFile {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw TransferError(.cannotWriteToFile, "cannot create \(path): \(Self.reason(errno))") }
+    /// caller derived and owns (FILE.sluice-part), never a user's file. `exclusive`: created here or not at all,
+    /// for a name the caller chose as free (another process may have taken it since).
+    static func create(at path: String, exclusive: Bool = false) throws(TransferError) -> DownloadFile {
+        let fd = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            let reason = errno == EEXIST ? "another download took the name meanwhile" : Self.reason(errno)
+            throw TransferError(.cannotWriteToFile, "cannot create \(path): \(reason)")
+        }
         return DownloadFile(path: path, fd: fd, size: 0)
     }
 

@@ -61,11 +61,15 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     /// Where a fresh download writes, when its caller chose the name (nil: a hidden name in the directory).
     private let partialFile: String?
+    /// The partial file is made when the transfer starts, exclusively: the caller found the name free.
+    private let createsPartialExclusively: Bool
 
-    init(identifier: Int, request: Request, session: Session, resumeFrom: ResumeData? = nil, partialFile: String? = nil) {
+    init(identifier: Int, request: Request, session: Session, resumeFrom: ResumeData? = nil, partialFile: String? = nil,
+         exclusive: Bool = false) {
         writer = DispatchQueue(label: "sluice.download.\(identifier)", target: Self.writers)
         self.resumeFrom = resumeFrom
         self.partialFile = partialFile ?? resumeFrom?.path
+        createsPartialExclusively = exclusive && resumeFrom == nil
         awaitingTakeOver = Atomic(false)
         splitSetting = Atomic(max(1, resumeFrom?.connections ?? 1))
         super.init(identifier: identifier, request: request, session: session)
@@ -76,6 +80,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         writer = DispatchQueue(label: "sluice.download.\(identifier)", attributes: .initiallyInactive, target: Self.writers)
         resumeFrom = nil
         partialFile = nil
+        createsPartialExclusively = false
         awaitingTakeOver = Atomic(true)
         splitSetting = Atomic(1)
         self.file = file
@@ -210,7 +215,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             do throws(TransferError) {
                 // Resume data whose file is gone, or too short, starts over in the same place.
                 if let partialFile {
-                    file = try DownloadFile.create(at: partialFile)
+                    file = try DownloadFile.create(at: partialFile, exclusive: createsPartialExclusively)
                 } else {
                     file = try DownloadFile.create(in: session.configuration.downloadDirectory)
                 }

@@ -15,11 +15,12 @@ extension Session {
 
     public func downloadTask(with url: URL) -> DownloadTask { downloadTask(with: Request(url: url)) }
 
-    /// A download whose bytes go to `partialFile` (created or emptied), a visible name beside the final file, so
-    /// that with `DownloadTask.checkpoint` a killed process loses nothing: `downloadTask(withResumeData:)` of the
-    /// last checkpoint continues in the same file.
-    public func downloadTask(with request: Request, partialFile: String) -> DownloadTask {
-        register { DownloadTask(identifier: $0, request: request, session: self, partialFile: partialFile) }
+    /// A download whose bytes go to `partialFile` (created or emptied when the transfer starts), a visible name
+    /// beside the final file, so that with `DownloadTask.checkpoint` a killed process loses nothing:
+    /// `downloadTask(withResumeData:)` of the last checkpoint continues in the same file. `exclusive`: the caller
+    /// found the name free, and the task fails rather than take a file another download made since.
+    public func downloadTask(with request: Request, partialFile: String, exclusive: Bool = false) -> DownloadTask {
+        register { DownloadTask(identifier: $0, request: request, session: self, partialFile: partialFile, exclusive: exclusive) }
     }
 
     /// Continues a download stopped by `cancel(byProducingResumeData:)` or by a failure that kept its partial

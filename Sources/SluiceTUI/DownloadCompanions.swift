@@ -27,35 +27,45 @@ public struct DownloadCompanions: Sendable, Equatable {
     }
     public var name: String { target.lastIndex(of: "/").map { String(target[target.index(after: $0)...]) } ?? target }
 
+    /// A name `claim` found for a download.
+    public struct Claim: Sendable {
+        public let companions: DownloadCompanions
+        /// An earlier run's checkpoint of the same URL there, to continue.
+        public let resumeData: Data?
+        /// The suffix taken (`name.attempt`; 0: the plain name).
+        public let attempt: Int
+        /// No partial file is there: the download makes it, exclusively, when it starts (see `claim`).
+        public let isFree: Bool
+    }
+
     /// Where a download of `url` named `suggested` goes in `directory`: an earlier run's unfinished download of the
-    /// same URL there is continued (its checkpoint returned), else the first free name (`name`, `name.1`...) whose
-    /// partial file this call creates exclusively, so no two downloads, even in two processes, share one. A partial
-    /// file under the plain name with no checkpoint (a run killed in its first second) is started over in place,
-    /// unless `isHeld` says a download of this process has it. Two system calls for a new name. The search starts at
-    /// `first` (`name.first`): a caller that claimed `name.k` already knows the names below it are taken, and a
-    /// list of thousands of downloads of one name would otherwise try each taken name again (quadratic). `attempt`
-    /// in the result is the one that was claimed.
+    /// same URL there is continued (its checkpoint returned), else the first free name (`name`, `name.1`...): one
+    /// with neither a file nor a partial file, and not held by a download of this process (`isHeld`). Nothing is
+    /// created here: the download creates its partial file when it starts, exclusively, so a queue of thousands
+    /// leaves no empty files waiting (aria2's way), and a name another process took in between fails that download
+    /// instead of sharing the file. A partial file under the plain name with no checkpoint (a run killed in its
+    /// first second) is started over in place. Two `lstat`s for a new name. The search starts at `first`
+    /// (`name.first`): a caller that claimed `name.k` already knows the names below it are taken, and a list of
+    /// thousands of downloads of one name would otherwise try each taken name again (quadratic).
     public static func claim(in directory: String, suggested: String?, url: String, from first: Int = 0,
-                             isHeld: (String) -> Bool) -> Result<(DownloadCompanions, Data?, attempt: Int), PlacementError> {
+                             isHeld: (String) -> Bool) -> Result<Claim, PlacementError> {
         let name = SafeFileName.sanitize(suggested)
         var info = stat()
         for attempt in first..<first + 10_000 {
             let companions = DownloadCompanions(target: directory + "/" + SafeFileName.candidate(name, attempt: attempt))
-            let fd = open(companions.partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd >= 0 {
-                close(fd)
-                guard lstat(companions.target, &info) != 0 else {  // the name is a file's already
-                    unlink(companions.partialPath)
-                    continue
-                }
-                return .success((companions, nil, attempt))
-            }
-            guard errno == EEXIST else {
-                return .failure(PlacementError(message: "cannot create \(companions.partialPath): \(String(cString: strerror(errno)))"))
-            }
             guard !isHeld(companions.target), lstat(companions.target, &info) != 0 else { continue }
-            if let resume = companions.loadResume(for: url) { return .success((companions, resume, attempt)) }
-            if attempt == 0, lstat(companions.resumePath, &info) != 0 { return .success((companions, nil, attempt)) }
+            if lstat(companions.partialPath, &info) != 0 {
+                guard errno == ENOENT else {
+                    return .failure(PlacementError(message: "cannot use \(companions.partialPath): \(String(cString: strerror(errno)))"))
+                }
+                return .success(Claim(companions: companions, resumeData: nil, attempt: attempt, isFree: true))
+            }
+            if let resume = companions.loadResume(for: url) {
+                return .success(Claim(companions: companions, resumeData: resume, attempt: attempt, isFree: false))
+            }
+            if attempt == 0, lstat(companions.resumePath, &info) != 0 {
+                return .success(Claim(companions: companions, resumeData: nil, attempt: attempt, isFree: false))
+            }
         }
         return .failure(PlacementError(message: "no free name for \(name) in \(directory)"))
     }

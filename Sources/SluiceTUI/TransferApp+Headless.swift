@@ -64,12 +64,13 @@ extension TransferApp {
         let request = (custom ?? makeRequest)(url)
         let companions: DownloadCompanions
         var resumeData: Data?
+        var isFree = false
         switch place(url: url, destination) {
-        case .success(let (found, data)): (companions, resumeData) = (found, data)
+        case .success(let found): (companions, resumeData, isFree) = (found.companions, found.resumeData, found.isFree)
         case .failure(let problem): return .failure(problem)
         }
         let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
-            ?? session.downloadTask(with: request, partialFile: companions.partialPath)
+            ?? session.downloadTask(with: request, partialFile: companions.partialPath, exclusive: isFree)
         task.split = Self.capped(max(task.split, split ?? self.split), url, delegate.hostLimit)
         let managed = ManagedTask(row: delegate.newRow(), task: task, request: request,
                                   kind: .download, companions: companions, hasCheckpoint: resumeData != nil)
@@ -84,7 +85,7 @@ extension TransferApp {
     }
 
     /// The companions of the download: an unfinished one of the same URL found there is continued.
-    private func place(url: URL, _ destination: DownloadDestination) -> Result<(DownloadCompanions, Data?), AddError> {
+    private func place(url: URL, _ destination: DownloadDestination) -> Result<DownloadCompanions.Claim, AddError> {
         switch destination {
         case .directory(let directory):
             let suggested = TaskName.of(url: url.absoluteString)
@@ -94,7 +95,7 @@ extension TransferApp {
                                             isHeld: { delegate.holds(target: $0) })
                 .map { claimed in
                     nextNameAttempt.withLock { $0[key] = max($0[key] ?? 0, claimed.attempt + 1) }
-                    return (claimed.0, claimed.1)
+                    return claimed
                 }
                 .mapError { AddError(message: Sanitized.text($0.message)) }
         case .file(let path):
@@ -102,7 +103,7 @@ extension TransferApp {
             if !delegate.holds(target: path),
                let found = DownloadCompanions.leftOver(in: companions.directory, suggested: companions.name, url: url.absoluteString),
                found.0 == companions {
-                return .success(found)
+                return .success(DownloadCompanions.Claim(companions: found.0, resumeData: found.1, attempt: 0, isFree: false))
             }
             var info = stat()
             if lstat(path, &info) == 0 { return .failure(AddError(message: "\(Sanitized.text(path)) already exists; sluice never writes over a file")) }
@@ -112,7 +113,7 @@ extension TransferApp {
                 return .failure(AddError(message: "cannot create \(Sanitized.text(companions.partialPath)): \(reason)"))
             }
             close(fd)
-            return .success((companions, nil))
+            return .success(DownloadCompanions.Claim(companions: companions, resumeData: nil, attempt: 0, isFree: false))
         }
     }
 }

@@ -33,6 +33,33 @@ import Testing
         return recorder
     }
 
+    /// A partial file the caller found free and another download made before this one started: the task fails and
+    /// that file is left as it was; when the name is still free, the task makes it.
+    @Test func anExclusivePartialFileIsMadeAtTheStartOrNotAtAll() async throws {
+        let server = try Servers.shared()
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let taken = dir.path + "/taken.sluice-part"
+        try Data("another download's".utf8).write(to: URL(fileURLWithPath: taken))
+        let recorder = DownloadRecorder()
+        let session = downloadSession(recorder, directory: dir)
+        defer { session.finishTasksAndInvalidate() }
+        session.downloadTask(with: Request(url: server.url("/bytes/100")), partialFile: taken, exclusive: true).resume()
+        guard await recorder.waitForCompletion() else { return }
+        #expect(recorder.snapshot.error?.code == .cannotWriteToFile)
+        #expect(recorder.snapshot.error?.message.contains("another download took the name") == true)
+        #expect(FileManager.default.contents(atPath: taken) == Data("another download's".utf8))
+
+        let fresh = dir.path + "/fresh.sluice-part"
+        let second = DownloadRecorder()
+        let other = downloadSession(second, directory: dir)
+        defer { other.finishTasksAndInvalidate() }
+        other.downloadTask(with: Request(url: server.url("/bytes/100")), partialFile: fresh, exclusive: true).resume()
+        guard await second.waitForCompletion() else { return }
+        #expect(second.snapshot.error == nil)
+        #expect(second.snapshot.fileBody == patternBytes(count: 100))
+    }
+
     @Test func resumeContinuesWithARangeRequest() async throws {
         let dir = try ScratchDirectory()
         defer { dir.remove() }

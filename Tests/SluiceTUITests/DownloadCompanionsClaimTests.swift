@@ -1,6 +1,7 @@
 // Claiming a download's name in a real directory: the first free name of several downloads of one name, a start
-// past the names already claimed, and a user's file never taken.
+// past the names already claimed, a user's file never taken, and nothing created before the download starts.
 import Foundation
+import SluiceEngine
 @testable import SluiceTUI
 import Testing
 
@@ -11,27 +12,46 @@ struct DownloadCompanionsClaimTests {
         return path
     }
 
-    private func claim(_ directory: String, from first: Int = 0) throws -> (String, Int) {
+    /// Claims as an app does: the names it claimed before are held by its downloads (not started yet, so with no
+    /// file on disk).
+    private func claim(_ directory: String, from first: Int = 0, held: inout Set<String>) throws -> (String, Int) {
+        let taken = held
         let claimed = try DownloadCompanions.claim(in: directory, suggested: "file", url: "http://h/file", from: first,
-                                                   isHeld: { _ in true }).get()
-        return (claimed.0.name, claimed.attempt)
+                                                   isHeld: { taken.contains($0) }).get()
+        #expect(claimed.isFree == (claimed.resumeData == nil))
+        held.insert(claimed.companions.target)
+        return (claimed.companions.name, claimed.attempt)
     }
 
     @Test func downloadsOfOneNameTakeTheNextFreeNamesAndSayWhichAttempt() throws {
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(FileManager.default.createFile(atPath: dir + "/file.1", contents: Data("the user's".utf8)))
-        #expect(try claim(dir) == ("file", 0))
-        #expect(try claim(dir) == ("file.2", 2), "file.1 is a user's file: passed over")
+        var held: Set<String> = []
+        #expect(try claim(dir, held: &held) == ("file", 0))
+        #expect(try claim(dir, held: &held) == ("file.2", 2), "file.1 is a user's file: passed over")
         #expect(try String(contentsOfFile: dir + "/file.1", encoding: .utf8) == "the user's")
-        #expect(FileManager.default.fileExists(atPath: dir + "/file.2.sluice-part"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["file.1"], "a claim creates nothing")
+    }
+
+    @Test func aPartialFileAnotherDownloadMadeIsPassedOverAndOneWithACheckpointIsContinued() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(FileManager.default.createFile(atPath: dir + "/file.1.sluice-part", contents: Data("someone's".utf8)))
+        let free = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", from: 1, isHeld: { _ in false }).get()
+        #expect(free.companions.name == "file.2" && free.isFree, "a partial file with no checkpoint of this URL is taken")
+        let resume = ResumeData(url: "http://h/file", path: dir + "/file.1.sluice-part", bytesOnDisk: 9, etag: nil,
+                                lastModified: nil, expectedLength: 20)
+        #expect(DownloadCompanions(target: dir + "/file.1").saveResume(resume.encoded()))
+        let continued = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", from: 1, isHeld: { _ in false }).get()
+        #expect(continued.companions.name == "file.1" && !continued.isFree && continued.resumeData != nil)
     }
 
     @Test func aClaimStartsWhereTheCallerSaysAndStillSkipsTakenNames() throws {
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(try claim(dir, from: 5) == ("file.5", 5), "names below the start are not tried")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/file.sluice-part"))
-        #expect(try claim(dir, from: 5) == ("file.6", 6))
+        var held: Set<String> = []
+        #expect(try claim(dir, from: 5, held: &held) == ("file.5", 5), "names below the start are not tried")
+        #expect(try claim(dir, from: 5, held: &held) == ("file.6", 6))
     }
 }
