@@ -49,7 +49,8 @@ public struct CurlPaste: Sendable, Equatable {
     public var warning: String? {
         guard !ignoredFlags.isEmpty else { return nil }
         let list = ignoredFlags.map(Sanitized.text).joined(separator: ", ")
-        return "the pasted command's \(list) \(ignoredFlags.count == 1 ? "has" : "have") no meaning in sluice and \(ignoredFlags.count == 1 ? "is" : "are") ignored"
+        // Some of them (-m, -v, --connect-timeout) are sluice's flags too: given to sluice itself, they work.
+        return "the pasted command's \(list) \(ignoredFlags.count == 1 ? "is" : "are") not taken from a paste and \(ignoredFlags.count == 1 ? "is" : "are") ignored"
     }
 
     /// Reads a pasted command. It may begin with `curl` (or a path to it) or go straight to its arguments.

@@ -74,9 +74,9 @@ import Testing
         #expect(paste.urls == ["http://h/"], "a flag's value is not taken for a URL")
         #expect(paste.ignoredFlags == ["--connect-timeout", "-m", "--oauth2-bearer", "-Z", "-v", "-I", "--tlsv1.3"])
         let warning = try #require(paste.warning)
-        #expect(warning == "the pasted command's --connect-timeout, -m, --oauth2-bearer, -Z, -v, -I, --tlsv1.3 have no meaning in sluice and are ignored")
+        #expect(warning == "the pasted command's --connect-timeout, -m, --oauth2-bearer, -Z, -v, -I, --tlsv1.3 are not taken from a paste and are ignored")
         #expect(!warning.contains("SECRET"))
-        #expect(try CurlPaste.parse("curl -Z http://h/").warning == "the pasted command's -Z has no meaning in sluice and is ignored")
+        #expect(try CurlPaste.parse("curl -Z http://h/").warning == "the pasted command's -Z is not taken from a paste and is ignored")
     }
 
     @Test func aPasteNeverReadsALocalFile() {
