@@ -40,9 +40,6 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     @exclusivity(unchecked) private(set) var failures: [String] = []
     @exclusivity(unchecked) private(set) var httpErrors = 0
     @exclusivity(unchecked) private(set) var outputFailure: String?
-    /// -f: a response of 400 or more writes nothing; set before `run`. `hidden`: the tasks whose bodies it holds back.
-    var hidesErrorBodies = false
-    @exclusivity(unchecked) private var hidden: Set<Int> = []
     /// -I: each response's head goes out in the body's place, in order; set before `run`. `protocols`: by task,
     /// the last request's protocol for the status line.
     var printsHead = false
@@ -120,7 +117,6 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     func urlSession(_ session: Session, dataTask: DataTask, didReceive response: Response,
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         if let position = indexOf[dataTask.taskIdentifier] { retries.responseArrived(response, task: dataTask.taskIdentifier, at: position) }
-        if hidesErrorBodies, let status = response.statusCode, status >= 400 { hidden.insert(dataTask.taskIdentifier) }
         completionHandler(.allow)
     }
 
@@ -128,7 +124,6 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         guard !printsHead, let position = indexOf[dataTask.taskIdentifier], !retries.withholds(dataTask.taskIdentifier) else { return }
-        if hidesErrorBodies, hidden.contains(dataTask.taskIdentifier) { return }
         emit(data, at: position)
     }
 
@@ -182,7 +177,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
-        let bodyHidden = hidesErrorBodies && hidden.remove(task.taskIdentifier) != nil
+        let bodyHidden = retries.withholds(task.taskIdentifier)  // -f's error page (or a retried one): no head either
         let networkProtocol = printsHead ? protocols.removeValue(forKey: task.taskIdentifier) : nil
         guard let url = urls[position] else { return }  // set when the attempt started
         switch retries.attemptEnded(task, at: position, error: error, url: url, keepsFiles: outputDirectory != nil) {

@@ -1,5 +1,6 @@
 // Retries for `sluice get` with several URLs: each URL keeps its own count and waits in its own slot, and a body
-// already written to standard output is never sent twice.
+// already written to standard output is never sent twice. Which bodies are held back is decided here, for -f's
+// error pages as for the errors a retry will replace (GetDelegate's `withholdsBody` is the one-URL counterpart).
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,15 +15,20 @@ struct BatchRetries {
     let loop: RetryLoop
     private var made: [Int: Int] = [:]          // position -> retries made
     private var firstStart: [Int: UInt64] = [:]  // position -> uptime of its first attempt
-    private var withheld = Set<Int>()            // task identifiers whose body is an error a retry will replace
+    private var withheld = Set<Int>()            // task identifiers whose body is not written (see `responseArrived`)
     private var written = Set<Int>()             // positions with bytes on standard output
     private var pending = Set<Int>()             // positions waiting for their retry
     private(set) var isStopped = false
+    /// -f: a response of 400 or more writes nothing.
+    let hidesErrorBodies: Bool
     /// False with --retry 0 (get's default for standard output): then nothing below needs a record of any URL, and
     /// keeping them cost a clock read and six hashed lookups a request, in tables that grew to every URL.
     private var retries: Bool { loop.policy.maximumRetries > 0 }
 
-    init(loop: RetryLoop) { self.loop = loop }
+    init(loop: RetryLoop, hidesErrorBodies: Bool = false) {
+        self.loop = loop
+        self.hidesErrorBodies = hidesErrorBodies
+    }
 
     enum Next {
         case retry(after: Double, resumeData: Data?)
@@ -30,7 +36,9 @@ struct BatchRetries {
         case finished(giveUp: String?)
     }
 
+    /// The body of `task`'s response is held back when -f hides its status, or when a retry will replace it.
     mutating func responseArrived(_ response: Response, task: Int, at position: Int) {
+        if hidesErrorBodies, let status = response.statusCode, status >= 400 { withheld.insert(task) }
         guard retries else { return }
         if firstStart[position] == nil { firstStart[position] = DispatchTime.now().uptimeNanoseconds }
         guard let status = response.statusCode, loop.policy.isRetried(.status(status, retryAfter: nil)),
@@ -45,8 +53,8 @@ struct BatchRetries {
     }
 
     mutating func attemptEnded(_ task: SessionTask, at position: Int, error: TransferError?, url: URL, keepsFiles: Bool) -> Next {
-        guard retries else { return .finished(giveUp: nil) }  // nothing was withheld, nothing is retried
-        let wasWithheld = withheld.remove(task.taskIdentifier) != nil
+        let wasWithheld = !withheld.isEmpty && withheld.remove(task.taskIdentifier) != nil
+        guard retries else { return .finished(giveUp: nil) }  // nothing is retried
         let start = firstStart[position] ?? DispatchTime.now().uptimeNanoseconds
         firstStart[position] = start
         guard !isStopped,

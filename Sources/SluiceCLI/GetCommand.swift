@@ -432,10 +432,9 @@ struct GetCommand: ParsableCommand {
         let concurrency = max(1, jobs ?? SluiceConfig.inForce.jobs.value)
         configuration.maximumConcurrentTasks = concurrency  // BatchDelegate keeps more resumed (see its run)
         let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
-        delegate.hidesErrorBodies = fail
         delegate.printsHead = head
         delegate.writeOut = format
-        delegate.retries = BatchRetries(loop: retries)
+        delegate.retries = BatchRetries(loop: retries, hidesErrorBodies: fail)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
         let interrupted = SignalTrap.run(stoppingWith: {
             delegate.stop()
