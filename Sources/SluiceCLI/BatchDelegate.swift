@@ -215,12 +215,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             facts.filename = saved.removeValue(forKey: task.taskIdentifier)
         }
         if let failure { facts.failed(failure) }
-        let (output, error) = writeOut.render(facts)
-        if !output.isEmpty {
+        writeOut.emit(facts) { text in
             // After the body on standard output; files are saved in any order, so their lines go out as they end.
-            if outputDirectory == nil { emit(Data(output.utf8), at: position) } else { write(Data(output.utf8)) }
+            if outputDirectory == nil { emit(Data(text.utf8), at: position) } else { write(Data(text.utf8)) }
         }
-        if !error.isEmpty { StandardStreams.errorAsked(error) }
     }
 
     /// `writesOut`: false on Ctrl-C or SIGTERM, after which -w writes nothing more (as curl).

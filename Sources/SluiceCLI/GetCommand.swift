@@ -256,7 +256,7 @@ struct GetCommand: ParsableCommand {
         let sink = FileDescriptorSink(fd: fd)
         try retries.run { retriesMade in
             let delegate = GetDelegate(disposition: disposition.value, sink: sink,
-                                       progress: trace || verbose ? nil : ProgressLine.ifTerminal(), destination: destination)
+                                       progress: progressLine, destination: destination)
             let policy = retries.policy
             let retriesLeft = retriesMade < policy.maximumRetries
                 && (policy.retriesNonIdempotentMethods || RetryPolicy.idempotentMethods.contains(request.method.uppercased()))
@@ -313,7 +313,7 @@ struct GetCommand: ParsableCommand {
         var configuration = configuration
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
-                                        progress: trace || verbose ? nil : ProgressLine.ifTerminal())
+                                        progress: progressLine)
         let mirrors = try splitOptions.mirrorURLs()
         let notes = mirrors.isEmpty ? nil : MirrorNotes()
         let session = Session(configuration: configuration, delegate: delegate,
@@ -365,6 +365,9 @@ struct GetCommand: ParsableCommand {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
         }
     }
+
+    /// The progress line on a terminal's stderr, unless --trace or -v write there.
+    private var progressLine: ProgressLine? { trace || verbose ? nil : ProgressLine.ifTerminal() }
 
     /// -C -: `file` exists. When sluice has no checkpoint beside it, it is another program's half-done download, to be
     /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file

@@ -179,11 +179,11 @@ extension WriteOut {
         format?.emit(facts)
     }
 
-    /// Writes one transfer's text: standard output's part after its body, standard error's even under -s (the
-    /// user asked for it, as curl writes it).
-    func emit(_ facts: WriteOutFacts) {
-        let (output, error) = render(facts)
-        if !output.isEmpty { StandardStreams.output(output) }
+    /// Writes one transfer's text: standard output's part through `output` (after its body), standard error's even
+    /// under -s (the user asked for it, as curl writes it).
+    func emit(_ facts: WriteOutFacts, output: (String) -> Void = StandardStreams.output) {
+        let (text, error) = render(facts)
+        if !text.isEmpty { output(text) }
         if !error.isEmpty { StandardStreams.errorAsked(error) }
     }
 }
