@@ -74,7 +74,7 @@ struct RequestOptions: ParsableArguments {
     var http2 = false
 
     @Option(name: [.customShort("A"), .customLong("user-agent")],
-            help: ArgumentHelp("Send this User-Agent (an -H 'User-Agent: ...' wins).", valueName: "name"))
+            help: ArgumentHelp("Send this User-Agent, not sluice/VERSION ('' sends none; an -H 'User-Agent: ...' wins).", valueName: "name"))
     var userAgent: String?
 
     @Option(name: [.customShort("e"), .customLong("referer")],

@@ -21,6 +21,10 @@ public struct SessionConfiguration: Sendable {
     public var wireMonitor: (@Sendable (_ taskIdentifier: Int, WireLine) -> Void)?
     /// Headers added to every request unless the request sets the same field.
     public var httpAdditionalHeaders = HTTPHeaders()
+    /// The User-Agent sent when neither the request nor `httpAdditionalHeaders` names one (a field with an empty
+    /// value there sends none), as URLSession and curl send their own: some servers refuse a request without one.
+    /// Nil sends none.
+    public var userAgent: String? = SluiceVersion.userAgent
     public var httpMaximumConnectionsPerHost = 6
     /// At most this many tasks transfer at once (0: no limit, as URLSession); a task resumed beyond it waits in
     /// the session and starts, by priority then in the order resumed, on the transfer thread the moment a running

@@ -180,6 +180,9 @@ final class Transfer {
         let sized = sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
         if sized != CURLE_BAD_FUNCTION_ARGUMENT { set(sized) }
         setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl decodes
+        // libcurl's own field, as curl sets it: a header field of the request replaces it, an empty one removes it,
+        // and a proxy's CONNECT carries it too.
+        if let userAgent = configuration.userAgent { setString(CURLOPT_USERAGENT, userAgent) }
         setLong(CURLOPT_SSL_VERIFYPEER, configuration.tlsVerificationEnabled ? 1 : 0)
         setLong(CURLOPT_SSL_VERIFYHOST, configuration.tlsVerificationEnabled ? 2 : 0)
         if let caFile = configuration.caFile { setString(CURLOPT_CAINFO, caFile) }

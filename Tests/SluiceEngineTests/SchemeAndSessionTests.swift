@@ -67,6 +67,27 @@ import Testing
         #expect(!text.contains("X-Both: config"))
     }
 
+    /// A session names itself as URLSession and curl do, unless the request, the configuration or a field with no
+    /// value says otherwise.
+    @Test func aDefaultUserAgentIsSentUnlessReplacedOrRemoved() async throws {
+        let server = try Servers.shared()
+        func userAgents(_ configuration: SessionConfiguration, _ headers: HTTPHeaders = [:]) async throws -> [String] {
+            let session = Session(configuration: configuration)
+            defer { session.finishTasksAndInvalidate() }
+            let (data, _) = try await session.data(for: Request(url: server.url("/headers"), headers: headers))
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.lowercased().hasPrefix("user-agent:") }.map(String.init)
+        }
+        #expect(try await userAgents(.default) == ["User-Agent: sluice/" + SluiceVersion.number])
+        #expect(try await userAgents(.default, ["User-Agent": "mine/2"]) == ["User-Agent: mine/2"])
+        #expect(try await userAgents(.default, ["User-Agent": ""]) == [], "an empty field removes it, as curl's -A ''")
+        var configured = SessionConfiguration.default
+        configured.httpAdditionalHeaders = ["User-Agent": "configured/3"]
+        #expect(try await userAgents(configured) == ["User-Agent: configured/3"])
+        var none = SessionConfiguration.default
+        none.userAgent = nil
+        #expect(try await userAgents(none) == [])
+    }
+
     @Test func postBodyIsSent() async throws {
         let server = try Servers.shared()
         let body = Data((0..<5000).map { UInt8($0 % 251) })
