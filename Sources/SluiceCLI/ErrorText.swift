@@ -33,6 +33,7 @@ enum ErrorText {
         case .badURL: lead = "bad URL"
         case .fileDoesNotExist: lead = "no such file"
         case .cannotWriteToFile: lead = "cannot write the file"
+        case .cannotCreateFile: lead = "cannot create the file"
         case .cannotReadFile: lead = "cannot read the file"
         default: lead = error.code.rawValue
         }

@@ -63,6 +63,8 @@ struct EventLineEncoder: Sendable {
             return head + fields(id, "taskRateLimit", at: nil, [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .refreshed(let id, let url, _):
             return head + fields(id, "refreshed", at: nil, [("url", JSONText.quote(url))])
+        case .renamed(let id, let target, _):
+            return head + fields(id, "renamed", at: nil, [("target", JSONText.quote(target))])
         case .tick, .segments:
             return nil
         }

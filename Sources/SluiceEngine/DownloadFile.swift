@@ -43,8 +43,8 @@ final class DownloadFile: @unchecked Sendable {
     static func create(at path: String, exclusive: Bool = false) throws(TransferError) -> DownloadFile {
         let fd = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
-            let reason = errno == EEXIST ? "another download took the name meanwhile" : Self.reason(errno)
-            throw TransferError(.cannotWriteToFile, "cannot create \(path): \(reason)")
+            if errno == EEXIST { throw TransferError(.cannotCreateFile, "cannot create \(path): another program took the name meanwhile") }
+            throw TransferError(.cannotWriteToFile, "cannot create \(path): \(Self.reason(errno))")
         }
         return DownloadFile(path: path, fd: fd, size: 0)
     }

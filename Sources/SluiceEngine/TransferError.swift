@@ -26,6 +26,9 @@ public struct TransferError: Error, Sendable, Equatable, Codable, CustomStringCo
         case fileDoesNotExist
         case cannotReadFile
         case cannotWriteToFile
+        /// A file the task was to create as new (a partial file whose name its caller found free) is there already:
+        /// another program took the name. Nothing of that file was touched.
+        case cannotCreateFile
         case tooManyRedirects
         /// A 307 or 308 redirect needs the request body again, and a stream body cannot be sent twice.
         case requestBodyStreamExhausted

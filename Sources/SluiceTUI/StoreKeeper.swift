@@ -84,7 +84,8 @@ final class StoreKeeper: Sendable {
         var conversions: [(from: Int, to: Int)] = []
         for event in events {
             switch event {
-            case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _), .refreshed(let id, _, _):
+            case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _), .refreshed(let id, _, _),
+                 .renamed(let id, _, _):
                 touched.insert(id)
             case .restored(let row) where !row.isFinished:
                 touched.insert(row.id)
@@ -181,6 +182,11 @@ final class StoreKeeper: Sendable {
             return record
         }
         if let record { store.update(record) }
+    }
+
+    /// The row's download goes to other files from now on (nil: to none; its name was taken and no other was free).
+    func moved(_ id: Int, to companions: DownloadCompanions?) {
+        state.withLock { $0.facts[id]?.companions = companions }
     }
 
     /// The row was removed with `x`: from the history too.

@@ -73,6 +73,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Makes a row's next attempt: a new engine task carrying the same request, continuing from the resume data
     /// when there is some. Set by the app once its session exists.
     let remake = Locked<(@Sendable (ManagedTask, Data?) -> SessionTask?)?>(nil)
+    /// Claims a new name for a download whose name another program took before it started: nil when there is
+    /// none. Set by the app, which knows how it places downloads.
+    let reclaim = Locked<(@Sendable (ManagedTask) -> DownloadCompanions.Claim?)?>(nil)
     /// Told of each checkpoint written, to keep it in the store as well.
     let onCheckpoint = Locked<(@Sendable (Int, Data) -> Void)?>(nil)
     /// Told when a row has ended for good (no retry follows), and whether nothing else is left to run.
@@ -395,12 +398,28 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         let now = StoreKeeper.wallClock()
+        // Another program took the partial file's name between the claim and the start: those files are its own, so
+        // nothing of them is removed, and the row starts again under a new name (claimed before the lock: a claim
+        // reads the disk and asks `holds`).
+        let placedAgain = error?.code == .cannotCreateFile ? placeAgain(task) : nil
         let (id, starting, companions, decision, stopping, idle) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?, Bool, Bool) in
             let id = s.row(of: task)
             s.handlers[id] = nil
             _ = s.release(id)
+            if error?.code == .cannotCreateFile, s.rows[id]?.companions != nil {
+                if let placedAgain {
+                    s.rows[id]?.companions = placedAgain.companions
+                    s.rows[id]?.createsPartial = placedAgain.isFree
+                    s.rows[id]?.hasCheckpoint = placedAgain.resumeData != nil
+                    s.targets.insert(placedAgain.companions.target)
+                    s.waits += 1
+                    s.waiting[id] = (s.waits, placedAgain.resumeData)  // started below, as a retry whose wait is over
+                } else {
+                    s.rows[id]?.companions = nil  // no other name: the row fails, and never removes that program's files
+                }
+            }
             let managed = s.rows[id]
-            let quiet = s.stopping || s.refreshing.contains(id)
+            let quiet = s.stopping || s.refreshing.contains(id) || placedAgain != nil
             let decision = quiet ? nil : managed.flatMap { managed in
                 retryPolicies.policy(for: managed.kind).flatMap { policy in
                     Self.failure(of: task, error).map { failure in
@@ -443,7 +462,20 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         if case .retry? = decision { retrying = true } else { retrying = false }
         if !stopping && !retrying { tellEnded(id, task, error) }
         for next in starting { next.resume() }  // outside the lock: resuming calls into the session
+        if let placedAgain {
+            post(.renamed(id: id, target: placedAgain.companions.target, at: DispatchTime.now().uptimeNanoseconds))
+            startRetry(id, wait: nil)
+        }
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
+    }
+
+    /// A new name for the download `task` was, unless the app is stopping or the row is being refreshed.
+    private func placeAgain(_ task: SessionTask) -> DownloadCompanions.Claim? {
+        guard let managed = state.withLock({ s -> ManagedTask? in
+            let id = s.row(of: task)
+            return s.stopping || s.refreshing.contains(id) ? nil : s.rows[id]
+        }), managed.companions != nil, let claim = reclaim.withLock({ $0 }) else { return nil }
+        return claim(managed)
     }
 
     /// The hooks hear how the row ended, and whether it was the last thing to run.
@@ -503,6 +535,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             guard !s.stopping, s.rows[id] != nil else { return nil }  // quit or forgotten while the task was made
             s.rows[id]?.task = next
             s.rows[id]?.lastCheckpoint = 0
+            s.rows[id]?.createsPartial = false  // this attempt makes it; a later one continues or empties it
             s.rowOfTask[next.taskIdentifier] = id
             if managed.companions != nil { s.downloadRows[managed.request.url] = id }
             return s.queue.add(id, host: host, hostLimit: hostLimit)
@@ -592,4 +625,7 @@ struct ManagedTask: Sendable {
     var hasCheckpoint = false
     /// Its own receive limit, kept for its next attempts.
     var rateLimit: Int64?
+    /// Its next attempt makes the partial file, as a new file: the name was claimed free and nothing of it is there
+    /// yet (a first attempt is made so by the add; a download placed again after its name was taken, by this).
+    var createsPartial = false
 }

@@ -84,6 +84,15 @@ extension TransferApp {
         return .success(managed.row)
     }
 
+    /// A new name in the same directory for a download whose name another program took before it started (only a
+    /// download placed in a directory creates its partial file at its start); the store keeps where it goes now.
+    func placeAgain(_ managed: ManagedTask) -> DownloadCompanions.Claim? {
+        guard let old = managed.companions else { return nil }
+        let claim = try? place(url: managed.request.url, .directory(old.directory)).get()
+        keeper?.moved(managed.row, to: claim?.companions)
+        return claim
+    }
+
     /// The companions of the download: an unfinished one of the same URL found there is continued.
     private func place(url: URL, _ destination: DownloadDestination) -> Result<DownloadCompanions.Claim, AddError> {
         switch destination {

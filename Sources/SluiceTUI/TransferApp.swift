@@ -72,6 +72,7 @@ public final class TransferApp: Sendable {
                 if queueEmpty { runner.queueEmptied() }
             } }
         }
+        delegate.reclaim.withLock { $0 = { [weak self] managed in self?.placeAgain(managed) } }
         delegate.remake.withLock { $0 = { [weak session] managed, resumeData in
             session.map { Self.nextAttempt(of: managed, resumeData: resumeData, split: split, hostLimit: hostLimit, in: $0) }
         } }
@@ -85,7 +86,7 @@ public final class TransferApp: Sendable {
         if let resumeData, let resumed = try? session.downloadTask(with: managed.request, resumeData: resumeData) {
             task = resumed
         } else if let companions = managed.companions {
-            task = session.downloadTask(with: managed.request, partialFile: companions.partialPath)
+            task = session.downloadTask(with: managed.request, partialFile: companions.partialPath, exclusive: managed.createsPartial)
         } else {
             task = session.downloadTask(with: managed.request)
         }

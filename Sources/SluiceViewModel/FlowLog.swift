@@ -158,7 +158,7 @@ public struct FlowLog: Equatable, Sendable {
             record(event)
         case .restored(let row) where !row.isFinished:
             add(TaskFlow(id: row.id, url: row.url, method: "GET", kind: row.kind, requestHeaders: row.requestHeaders, at: row.added))
-        case .saved, .note, .tick, .queueOrder, .restored, .retrying, .sessionRateLimit, .taskRateLimit, .segments, .refreshed:
+        case .saved, .note, .tick, .queueOrder, .restored, .retrying, .sessionRateLimit, .taskRateLimit, .segments, .refreshed, .renamed:
             break
         }
     }

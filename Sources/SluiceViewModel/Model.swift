@@ -162,6 +162,17 @@ public struct Model: Equatable, Sendable {
                 row.hasStarted = true
                 row.retry = nil
             }
+        case .renamed(let id, let target, let at):
+            now = max(now, at)
+            update(id) { row in
+                let text = "saving to " + Sanitized.text(target)
+                row.timeline.append(TimelineEntry(name: "renamed", detail: text + ": another program took the name", time: at))
+                if row.timeline.count > Model.timelineLimit { row.timeline.removeFirst() }
+                row.note = text
+                row.outcome = nil
+                row.state = .suspended
+                row.retry = nil
+            }
         case .queueOrder(let ids):
             for i in rows.indices { rows[i].queuePosition = nil }
             for (place, id) in ids.enumerated() { update(id) { $0.queuePosition = place + 1 } }

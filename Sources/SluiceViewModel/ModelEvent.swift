@@ -26,6 +26,8 @@ public enum ModelEvent: Sendable, Codable {
     case tick(UInt64)
     /// The row's download goes on from a new URL (`sluice refresh`), keeping its bytes; its next attempt follows.
     case refreshed(id: Int, url: String, at: UInt64)
+    /// Another program took the name of the row's download before it started; it starts again saving to `target`.
+    case renamed(id: Int, target: String, at: UInt64)
 }
 
 public enum Intent: Equatable, Sendable {

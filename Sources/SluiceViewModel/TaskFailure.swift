@@ -49,6 +49,7 @@ public struct TaskFailure: Equatable, Sendable, Codable {
         case .fileDoesNotExist: return ["no such file"]
         case .cannotReadFile: return ["cannot read the file", "read error"]
         case .cannotWriteToFile: return ["cannot write the file", "write error"]
+        case .cannotCreateFile: return ["its file name was taken", "name taken"]
         case .cannotDecodeContent: return ["cannot decode the body", "bad encoding"]
         case .requestBodyStreamExhausted: return ["the body cannot be sent again", "body spent"]
         case .sessionInvalidated: return ["session closed"]

@@ -105,6 +105,30 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir.path + "/2000.sluice-part") == Data("earlier".utf8), "\(dir.entries)")
     }
 
+    /// Another program takes a queued download's name (its partial file and checkpoint) before the download starts:
+    /// they are its files, left as they are, and the download is saved under the next free name.
+    @Test func aNameTakenBeforeTheDownloadStartsIsLeftAloneAndTheNextNameUsed() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let gate = "taken-\(UInt32.random(in: 0...UInt32.max))"
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 1)  // the second waits behind the gate
+        _ = app.add(server.url("/drip?bytes=1024&chunk=512&interval=10&gate=\(gate)").absoluteString, kind: .download)
+        guard case .success(let row) = app.add(server.url("/bytes/5000?\(gate)").absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        try Data("another program's".utf8).write(to: URL(fileURLWithPath: dir.path + "/5000.sluice-part"))
+        try Data("its checkpoint".utf8).write(to: URL(fileURLWithPath: dir.path + "/5000.sluice-resume"))
+        server.openGate(gate)
+        let lines = await runToTheEnd(app)
+        #expect(FileManager.default.contents(atPath: dir.path + "/5000.sluice-part") == Data("another program's".utf8), "\(dir.entries)")
+        #expect(FileManager.default.contents(atPath: dir.path + "/5000.sluice-resume") == Data("its checkpoint".utf8))
+        #expect(FileManager.default.contents(atPath: dir.path + "/5000.1") == pattern(5000), "\(dir.entries) \(lines)")
+        #expect(dir.entries.filter { $0.hasPrefix("5000") } == ["5000.1", "5000.sluice-part", "5000.sluice-resume"])
+        #expect(lines.contains { $0.contains("#\(row)") && $0.contains("5000.1") }, "the row says where it saves: \(lines)")
+    }
+
     @Test func aQueuedTaskMovedToTheFrontStartsNext() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()

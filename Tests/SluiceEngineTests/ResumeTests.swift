@@ -46,8 +46,8 @@ import Testing
         defer { session.finishTasksAndInvalidate() }
         session.downloadTask(with: Request(url: server.url("/bytes/100")), partialFile: taken, exclusive: true).resume()
         guard await recorder.waitForCompletion() else { return }
-        #expect(recorder.snapshot.error?.code == .cannotWriteToFile)
-        #expect(recorder.snapshot.error?.message.contains("another download took the name") == true)
+        #expect(recorder.snapshot.error?.code == .cannotCreateFile)
+        #expect(recorder.snapshot.error?.message.contains("another program took the name") == true)
         #expect(FileManager.default.contents(atPath: taken) == Data("another download's".utf8))
 
         let fresh = dir.path + "/fresh.sluice-part"
