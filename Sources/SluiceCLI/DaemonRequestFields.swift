@@ -22,6 +22,7 @@ struct DaemonRequestFields {
             (options.insecure, "-k"), (options.caCert != nil, "--cacert"), (options.http1_1 || options.http2, "--http1.1 and --http2"),
             (options.serverAuth.answeredMethods != nil, "--digest and --anyauth"),
             (options.cookies.contains { !$0.contains("=") } || options.cookieJar != nil, "-b FILE and -c"),
+            (options.connectTimeout != nil || options.maxRedirects != nil, "--connect-timeout and --max-redirs"),
         ]
         if let (_, flags) = sessionWide.first(where: { $0.0 }) {
             throw CLIFailure(code: 2, message: "\(flags) set up a whole session, and the daemon's is shared by all its tasks: "

@@ -34,6 +34,7 @@ enum ErrorText {
         case .fileDoesNotExist: lead = "no such file"
         case .cannotWriteToFile: lead = "cannot write the file"
         case .cannotCreateFile: lead = "cannot create the file"
+        case .tooManyRedirects: lead = "too many redirects from \(place)"
         case .cannotReadFile: lead = "cannot read the file"
         default: lead = error.code.rawValue
         }

@@ -99,6 +99,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var shortData: ShortDataOption
     @OptionGroup(title: "A pasted curl command") var curlPaste: CurlPasteOption
     @OptionGroup var glob: GlobOption
+    @OptionGroup(title: "More of curl's flags") var curlScript: CurlScriptOptions
     @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
@@ -110,6 +111,11 @@ struct GetCommand: ParsableCommand {
 
     private mutating func runWithConfig() throws {
         if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
+        if fail && curlScript.failWithBody { throw CLIFailure(code: 2, message: "-f writes no error body and --fail-with-body writes it: give one") }
+        if jobs == nil, let parallelMax = curlScript.parallelMax {
+            guard parallelMax >= 1 else { throw CLIFailure(code: 2, message: "--parallel-max needs at least 1") }
+            jobs = parallelMax
+        }
         let savesFiles = output != nil || outputDir != nil || remoteName
         if range != nil && savesFiles {
             throw CLIFailure(code: 2, message: "-r writes a part of the body to standard output: it takes no -o, -O or --output-dir (a saved file resumes with its own ranges)")
@@ -129,7 +135,7 @@ struct GetCommand: ParsableCommand {
         }
         let paste = try curlPaste.read()
         if let paste { take(paste) }
-        let globbed = try glob.expand(ArgumentRuns.current.unfold(urls), output: output)
+        let globbed = try glob.expand(ArgumentRuns.current.unfold(urls) + curlScript.urls, output: output)
         var texts = globbed.urls
         if let inputFile { texts += try URLList.read(inputFile) }
         if texts.isEmpty, !splitOptions.mirrors.isEmpty {  // `sluice get -o FILE --mirrors A --mirrors B`: A leads
@@ -206,6 +212,7 @@ struct GetCommand: ParsableCommand {
                 return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
                                  monitor: monitor, retries: retries, facts: &facts)
             }
+            try curlScript.makeParent(of: output)
             switch try OutputTarget.classify(output, force: force) {
             case .descriptor(let fd):
                 let name = fd == 1 ? "standard output" : Sanitized.text(output)
@@ -367,7 +374,7 @@ struct GetCommand: ParsableCommand {
     }
 
     /// The progress line on a terminal's stderr, unless --trace or -v write there.
-    private var progressLine: ProgressLine? { trace || verbose ? nil : ProgressLine.ifTerminal() }
+    private var progressLine: ProgressLine? { trace || verbose || curlScript.noProgressMeter ? nil : ProgressLine.ifTerminal() }
 
     /// -C -: `file` exists. When sluice has no checkpoint beside it, it is another program's half-done download, to be
     /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file
@@ -428,6 +435,7 @@ struct GetCommand: ParsableCommand {
         if let limit = SluiceConfig.inForce.sharedConnections(of: targets) { configuration.httpMaximumConnectionsPerHost = limit }
         var directory: String?
         if let outputDir {
+            if curlScript.createDirs { try CurlScriptOptions.makeDirectories(outputDir) }
             let resolved = try OutputFile(outputDir + "/x").directory  // the same checks as -o's directory
             configuration.downloadDirectory = resolved
             directory = resolved

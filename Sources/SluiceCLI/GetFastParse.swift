@@ -143,6 +143,7 @@ enum GetFastParse {
             retryOptions.retry = retry
             retryOptions.retryMaxTime = retryMaxTime
             retryOptions.limitRate = limitRate
+            retryOptions.leaveTheRestUnset()
             var splitOptions = SplitOptions()
             splitOptions.splitGiven = split
             splitOptions.mirrors = mirrors
@@ -170,6 +171,7 @@ enum GetFastParse {
             requestOptions.referer = referer
             requestOptions.compressed = compressed
             requestOptions.connectTimeout = connectTimeout
+            requestOptions.maxRedirects = nil
             var shortDataOption = ShortDataOption()
             shortDataOption.values = shortData
             // `--curl` and `-g/--globoff` are not read here (they fall back to ArgumentParser): not given.
@@ -209,6 +211,7 @@ enum GetFastParse {
             command.shortData = shortDataOption
             command.curlPaste = curlPaste
             command.glob = glob
+            command.curlScript = CurlScriptOptions.unset
             var configFile = ConfigOption()  // `--config` is not read here either
             configFile.path = nil
             command.configFile = configFile

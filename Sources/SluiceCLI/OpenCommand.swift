@@ -158,7 +158,7 @@ struct OpenCommand: ParsableCommand {
         guard interactive else {
             throw CLIFailure(code: 2, message: "--background opens the UI on the daemon and needs a terminal; sluice add hands it URLs without one")
         }
-        let given: [(Bool, String)] = [(retryOptions.retry != nil || retryOptions.retryMaxTime != nil, "--retry"),
+        let given: [(Bool, String)] = [(retryOptions.givesPolicy, "--retry"),
                                        (retryOptions.limitRate != nil, "--limit-rate (L in the UI)"), (split != nil, "--split (sluice add --split)"),
                                        (perHost != nil, "--per-host"), (jobs != nil, "-j (J in the UI)"), (fresh, "--fresh")]
         if let (_, flag) = given.first(where: { $0.0 }) {

@@ -109,6 +109,7 @@ enum OpenFastParse {
             retryOptions.retry = retry
             retryOptions.retryMaxTime = retryMaxTime
             retryOptions.limitRate = limitRate
+            retryOptions.leaveTheRestUnset()
             command.retryOptions = retryOptions
             var configFile = ConfigOption()
             configFile.path = nil
@@ -144,6 +145,7 @@ extension RequestOptions {
         options.referer = nil
         options.compressed = false
         options.connectTimeout = nil
+        options.maxRedirects = nil
         return options
     }
 }

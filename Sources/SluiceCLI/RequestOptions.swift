@@ -85,6 +85,10 @@ struct RequestOptions: ParsableArguments {
             help: ArgumentHelp("Give up on a connection (its TLS handshake included) not made within this many seconds.", valueName: "seconds"))
     var connectTimeout: Double?
 
+    @Option(name: .customLong("max-redirs"), parsing: .unconditional,
+            help: ArgumentHelp("Follow at most this many redirects (default 20; -1: no limit); one more fails the transfer.", valueName: "N"))
+    var maxRedirects: Int?
+
     /// curl's --compressed: sluice asks for every encoding its libcurl decodes and decodes it, as URLSession does.
     @Flag(name: .customLong("compressed"), help: "Ask for a compressed response and decode it (sluice always does; taken for curl's sake).")
     var compressed = false
@@ -190,6 +194,10 @@ struct RequestOptions: ParsableArguments {
                 throw CLIFailure(code: 2, message: "--connect-timeout needs a number of seconds above 0")
             }
             configuration.timeoutIntervalForConnect = connectTimeout
+        }
+        if let maxRedirects {
+            guard maxRedirects >= -1 else { throw CLIFailure(code: 2, message: "--max-redirs needs a number of 0 or more (-1: no limit)") }
+            configuration.maximumRedirects = maxRedirects == -1 ? .max : maxRedirects
         }
         prepared.configuration = configuration
         return prepared
@@ -298,6 +306,7 @@ struct PreparedRequest: Sendable {
         result.caFile = configuration.caFile
         result.httpVersion = configuration.httpVersion
         result.timeoutIntervalForConnect = configuration.timeoutIntervalForConnect
+        result.maximumRedirects = configuration.maximumRedirects
         result.credentialStorage = credentialStore
         for file in cookieFiles {  // a missing file is no cookies, as for curl's -b FILE
             do throws(TransferError) { try cookieStore.load(from: file) } catch {

@@ -1,4 +1,5 @@
-// `sluice get`'s --retry, --retry-max-time and --limit-rate (curl's meanings), and the loop that runs attempts.
+// `sluice get`'s --retry, --retry-delay, --retry-max-time, --retry-connrefused, --retry-all-errors and --limit-rate
+// (curl's meanings), and the loop that runs attempts.
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -17,6 +18,16 @@ struct RetryOptions: ParsableArguments {
             help: ArgumentHelp("Retry a failed transfer up to N times: a lost connection, a timeout, 408, 429, 500, 502, 503, 504; waits 1 s, then twice as long each time, or what Retry-After says. Default: \(RetryOptions.downloadRetries) for -o and --output-dir, 0 otherwise. Never for POST or PATCH.", valueName: "N"))
     var retry: Int?
 
+    @Option(name: .customLong("retry-delay"),
+            help: ArgumentHelp("Wait this many seconds before each retry, instead of 1 s doubling each time (a server's Retry-After still wins; 0: the doubling).", valueName: "seconds"))
+    var retryDelay: Double?
+
+    @Flag(name: .customLong("retry-connrefused"), help: "Retry a refused connection too (a server restarting).")
+    var retryConnectionRefused = false
+
+    @Flag(name: .customLong("retry-all-errors"), help: "Retry every failure and every status of 400 or more (still never a POST or a PATCH).")
+    var retryAllErrors = false
+
     @Option(name: .customLong("retry-max-time"),
             help: ArgumentHelp("No retry starts more than this many seconds after the first attempt.", valueName: "seconds"))
     var retryMaxTime: Double?
@@ -29,11 +40,36 @@ struct RetryOptions: ParsableArguments {
     /// on a server that is really down. Five retries with doubling waits span about half a minute.
     static let downloadRetries = 5
 
+    /// The flags a fast parse does not read, as ArgumentParser leaves them when none is given (a property wrapper
+    /// left unset stops the program when read).
+    mutating func leaveTheRestUnset() {
+        retryDelay = nil
+        retryConnectionRefused = false
+        retryAllErrors = false
+    }
+
+    /// Whether any flag of the policy was given (the daemon keeps its own policy: `--background` refuses them).
+    var givesPolicy: Bool { retry != nil || retryMaxTime != nil || retryDelay != nil || retryConnectionRefused || retryAllErrors }
+
     /// The policy for this command; `savesFiles` is true for -o FILE and --output-dir.
     func policy(savesFiles: Bool) throws -> RetryPolicy {
         let count = retry ?? (savesFiles ? Self.downloadRetries : 0)
         guard count >= 0 else { throw CLIFailure(code: 2, message: "--retry needs a number of 0 or more") }
         var policy = RetryPolicy(maximumRetries: count)
+        if let retryDelay {
+            guard retryDelay >= 0, retryDelay.isFinite else { throw CLIFailure(code: 2, message: "--retry-delay needs a number of seconds") }
+            if retryDelay > 0 {  // curl: 0 keeps the backoff
+                policy.initialDelay = retryDelay
+                policy.multiplier = 1
+                policy.jitter = 0
+                policy.maximumDelay = max(policy.maximumDelay, retryDelay)
+            }
+        }
+        if retryConnectionRefused { policy.retriedErrors.insert(.cannotConnectToHost) }
+        if retryAllErrors {
+            policy.retriedErrors = Set(TransferError.Code.allCases).subtracting([.cancelled, .sessionInvalidated])
+            policy.retriedStatuses = Set(400...599)
+        }
         if let retryMaxTime {
             guard retryMaxTime >= 0, retryMaxTime.isFinite else {
                 throw CLIFailure(code: 2, message: "--retry-max-time needs a number of seconds")

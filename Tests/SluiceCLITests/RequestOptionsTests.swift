@@ -173,6 +173,23 @@ struct GetRequestFlags: ParsableArguments {
         #expect(refusal(["--connect-timeout", "inf"]) == "--connect-timeout needs a number of seconds above 0")
     }
 
+    @Test func maxRedirectsLimitsTheChainAndTheDaemonRefusesSessionWideFlags() async throws {
+        #expect(try prepared(["--max-redirs", "3"]).configure(.default).maximumRedirects == 3)
+        #expect(try prepared(["--max-redirs", "-1"]).configure(.default).maximumRedirects == .max, "curl's -1: no limit")
+        #expect(try prepared([]).configure(.default).maximumRedirects == SessionConfiguration.default.maximumRedirects)
+        #expect(refusal(["--max-redirs", "-2"]) == "--max-redirs needs a number of 0 or more (-1: no limit)")
+        let server = try CLIServers.shared()
+        let two = try prepared(["--max-redirs", "2"])
+        let (_, followed) = try await send(two, to: server.url("/redirect/2"))
+        #expect(followed.statusCode == 200)
+        await #expect(throws: TransferError.self) { _ = try await self.send(two, to: server.url("/redirect/3")) }
+        for flags in [["--connect-timeout", "2"], ["--max-redirs", "3"]] {
+            #expect(throws: CLIFailure.self, "\(flags): the daemon's session is shared") {
+                _ = try DaemonRequestFields(GetRequestFlags.parse(flags).request)
+            }
+        }
+    }
+
     @Test func refusals() throws {
         let dir = try Scratch()
         defer { dir.remove() }

@@ -1,6 +1,7 @@
 // `sluice get --retry` against the scenario server's flaky endpoint: the attempts and their spacing are read from
 // the server's request log, not from sleeps; and --limit-rate's curl syntax.
 import Foundation
+import SluiceEngine
 import SluiceScenarioServer
 import Testing
 @testable import SluiceCLI
@@ -176,5 +177,52 @@ import Testing
     @Test func aBadLimitRateIsAUsageError() async {
         let failure = await runGet(["--limit-rate", "fast", "http://127.0.0.1:9/"])
         #expect(failure?.code == 2)
+    }
+
+    /// curl's --retry-delay, --retry-connrefused and --retry-all-errors, as the policy they make decides (pure: the
+    /// delays are exact, no clock read).
+    @Test func curlsRetryFlagsMakeTheirPolicy() throws {
+        func policy(_ arguments: [String]) throws -> RetryPolicy { try RetryOptions.parse(arguments).policy(savesFiles: false) }
+        func delays(_ policy: RetryPolicy, random: Double = 0) -> [Double] {
+            (0..<3).compactMap { made in
+                if case .retry(let after, _, _, _) = policy.decide(after: .status(503, retryAfter: nil), method: "GET", retriesMade: made,
+                                                                   elapsed: 0, now: 0, random: { random }) { after } else { nil }
+            }
+        }
+        #expect(delays(try policy(["--retry", "3", "--retry-delay", "0.4"]), random: 0.99) == [0.4, 0.4, 0.4], "a fixed wait, no jitter")
+        #expect(delays(try policy(["--retry", "3"])) == [1, 2, 4], "without: 1 s doubling")
+        #expect(delays(try policy(["--retry", "3", "--retry-delay", "0"])) == [1, 2, 4], "0: the backoff, as curl")
+        let refused = RetryPolicy.Failure.transfer(TransferError(.cannotConnectToHost, "Connection refused"))
+        #expect(!(try policy(["--retry", "1"])).isRetried(refused))
+        #expect(try policy(["--retry", "1", "--retry-connrefused"]).isRetried(refused))
+        let all = try policy(["--retry", "1", "--retry-all-errors"])
+        #expect(all.isRetried(.status(404, retryAfter: nil)) && all.isRetried(.transfer(TransferError(.badServerResponse, "x"))))
+        #expect(!all.isRetried(.transfer(TransferError(.cancelled, "x"))), "a cancel is the user's")
+        if case .giveUp(.nonIdempotent, _) = all.decide(after: .status(404, retryAfter: nil), method: "POST", retriesMade: 0,
+                                                        elapsed: 0, now: 0) {} else { Issue.record("a POST is still never retried") }
+        #expect(throws: CLIFailure.self) { try policy(["--retry-delay=-1"]) }
+    }
+
+    @Test func aFixedRetryDelayAndEveryStatusRetriedAgainstTheServer() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let path = flaky(100, "fail=2&status=404")
+        let without = await runGet(["--retry", "2", server.url(path).absoluteString, "-o", dir.path + "/a"])
+        #expect(without?.code == 22 && server.requestCount(path) == 1, "a 404 is not retried by default")
+        let again = flaky(100, "fail=2&status=404")
+        let failure = await runGet(["--retry", "2", "--retry-delay", "0.3", "--retry-all-errors", server.url(again).absoluteString,
+                                    "-o", dir.path + "/b"])
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        #expect(server.requestCount(again) == 3)
+        #expect(server.requestGaps(again).allSatisfy { $0 >= 0.29 }, "\(server.requestGaps(again))")
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/b"), count: 100))
+    }
+
+    @Test func aRefusedConnectionIsRetriedWhenAsked() async {
+        let failure = await runGet(["--retry", "2", "--retry-delay", "0.1", "--retry-connrefused", "http://127.0.0.1:1/x"])
+        #expect(failure?.message.contains("gave up after 2 retries") == true, "\(failure?.message ?? "")")
+        let plain = await runGet(["--retry", "2", "http://127.0.0.1:1/x"])
+        #expect(plain?.message.contains("retries") == false, "\(plain?.message ?? "")")
     }
 }
