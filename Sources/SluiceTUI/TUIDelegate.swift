@@ -401,12 +401,12 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         // Another program took the partial file's name between the claim and the start: those files are its own, so
         // nothing of them is removed, and the row starts again under a new name (claimed before the lock: a claim
         // reads the disk and asks `holds`).
-        let placedAgain = error?.code == .cannotCreateFile ? placeAgain(task) : nil
+        var placedAgain = error?.code == .cannotCreateFile ? placeAgain(task) : nil
         let (id, starting, companions, decision, stopping, idle) = state.withLock { s -> (Int, [SessionTask], DownloadCompanions?, RetryPolicy.Decision?, Bool, Bool) in
             let id = s.row(of: task)
             s.handlers[id] = nil
             _ = s.release(id)
-            if error?.code == .cannotCreateFile, s.rows[id]?.companions != nil {
+            if error?.code == .cannotCreateFile, s.rows[id]?.companions != nil, !s.stopping {
                 if let placedAgain {
                     s.rows[id]?.companions = placedAgain.companions
                     s.rows[id]?.createsPartial = placedAgain.isFree
@@ -417,6 +417,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                 } else {
                     s.rows[id]?.companions = nil  // no other name: the row fails, and never removes that program's files
                 }
+            } else {
+                placedAgain = nil  // not (or no longer) a download this app placed, or quitting: it ends as it is
             }
             let managed = s.rows[id]
             let quiet = s.stopping || s.refreshing.contains(id) || placedAgain != nil
@@ -469,7 +471,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
 
-    /// A new name for the download `task` was, unless the app is stopping or the row is being refreshed.
+    /// A new name for the download `task` made, unless the app is stopping or the row is being refreshed.
     private func placeAgain(_ task: SessionTask) -> DownloadCompanions.Claim? {
         guard let managed = state.withLock({ s -> ManagedTask? in
             let id = s.row(of: task)

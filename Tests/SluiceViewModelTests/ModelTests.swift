@@ -102,6 +102,22 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(cancelled.row(1)?.outcome == .cancelled)
     }
 
+    /// A download whose name another program took fails its attempt, then is placed again: the failure is no longer
+    /// its outcome, the row says where it saves now (sanitized), and its next attempt runs as any other.
+    @Test func aRenamedDownloadIsNoLongerFailedAndSaysWhereItSaves() {
+        let taken = TransferError(.cannotCreateFile, "cannot create /d/f.sluice-part: another program took the name meanwhile")
+        let failed = [added, record(1, .stateChanged(.running), at: 1), record(1, .stateChanged(.completed), at: 2),
+                      record(1, .didCompleteWithError(taken), at: 2)]
+        #expect(model(failed).row(1)?.outcome != nil)
+        let renamed = model(failed + [.renamed(id: 1, target: "/d/f.1\u{1B}[2J", at: 3)])
+        let row = renamed.row(1)
+        #expect(row?.outcome == nil && row?.state == .suspended)
+        #expect(row?.note?.hasPrefix("saving to /d/f.1") == true && row?.note?.contains("\u{1B}") == false)
+        #expect(row?.timeline.last?.name == "renamed" && row?.timeline.last?.time == 3)
+        let again = model(failed + [.renamed(id: 1, target: "/d/f.1", at: 3), record(1, .stateChanged(.running), at: 4)])
+        #expect(again.row(1)?.state == .running)
+    }
+
     @Test func becomingADownloadAddsTheDownloadRowAndMovesTheSelection() {
         let m = model([added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response()), at: 1),
                        record(1, .disposition(.becomeDownload), at: 2), record(1, .didBecomeDownloadTask(2), at: 3),
