@@ -13,19 +13,11 @@ enum ResponseHead {
     /// reason phrase is not kept by the engine, so none is printed (RFC 9112 lets it be empty). Field text is
     /// sanitized: it may reach a terminal.
     static func text(of response: Response, networkProtocol: String?) -> String {
-        var text = "\(version(networkProtocol)) \(response.statusCode.map(String.init) ?? "000")\r\n"
+        let version = (WireVersion(networkProtocol: networkProtocol) ?? .http1_1).statusLineName
+        var text = "\(version) \(response.statusCode.map(String.init) ?? "000")\r\n"
         for field in response.headers.fields {
             text += Sanitized.text(field.name) + ": " + Sanitized.text(field.value) + "\r\n"
         }
         return text + "\r\n"
-    }
-
-    static func version(_ networkProtocol: String?) -> String {
-        switch networkProtocol {
-        case "http/1.0": "HTTP/1.0"
-        case "h2": "HTTP/2"
-        case "h3": "HTTP/3"
-        default: "HTTP/1.1"
-        }
     }
 }

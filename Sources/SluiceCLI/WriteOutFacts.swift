@@ -90,15 +90,8 @@ struct WriteOutFacts: Sendable {
         return ParsedURL.parse(url) ?? URL(fileURLWithPath: "/")
     }
 
-    private var httpVersion: String {
-        switch last?.networkProtocol {
-        case "http/1.0": "1"
-        case "http/1.1": "1.1"
-        case "h2": "2"
-        case "h3": "3"
-        default: "0"
-        }
-    }
+    /// curl's "0" when no server answered.
+    private var httpVersion: String { WireVersion(networkProtocol: last?.networkProtocol)?.curlNumber ?? "0" }
 
     /// Connections this transfer opened (not those it reused).
     private var connects: Int {
