@@ -433,7 +433,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             }
             if case .retry = decision {
                 s.retries[id] = ((s.retries[id]?.made ?? 0) + 1, s.retries[id]?.since ?? now)  // deciding until scheduled
-            } else {
+            } else if placedAgain == nil {  // placed again: deciding until its next attempt is tracked (below)
                 s.deciding.remove(id)
                 if let url = managed?.request.url, s.downloadRows[url] == id { s.downloadRows[url] = nil }
             }
@@ -467,6 +467,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         if let placedAgain {
             post(.renamed(id: id, target: placedAgain.companions.target, at: DispatchTime.now().uptimeNanoseconds))
             startRetry(id, wait: nil)
+            // Only now: a loop that saw the failed attempt's end, and not yet `renamed`, finds the row in hand until
+            // its next attempt is tracked (between startRetry's two locks it is neither waiting nor deciding).
+            state.withLock { _ = $0.deciding.remove(id) }
         }
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
