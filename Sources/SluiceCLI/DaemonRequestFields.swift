@@ -28,6 +28,9 @@ struct DaemonRequestFields {
             throw CLIFailure(code: 2, message: "\(flags) set up a whole session, and the daemon's is shared by all its tasks: "
                 + "use sluice get or sluice URL... for this transfer (-H, -X, -d, -u, --netrc and -b 'name=value' work here)")
         }
+        if options.get {
+            throw CLIFailure(code: 2, message: "-G: the daemon is given each URL as it is; put the query in the URL itself")
+        }
         var prepared = try options.prepare(shortData: shortData)
         paste?.fillBody(&prepared, methodGiven: options.method != nil)
         prepared.hostRules = hostRules  // the config file's host headers go with each task

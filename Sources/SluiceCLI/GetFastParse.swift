@@ -172,6 +172,10 @@ enum GetFastParse {
             requestOptions.compressed = compressed
             requestOptions.connectTimeout = connectTimeout
             requestOptions.maxRedirects = nil
+            requestOptions.dataRaw = []
+            requestOptions.dataURLEncoded = []
+            requestOptions.get = false
+            requestOptions.json = []
             var shortDataOption = ShortDataOption()
             shortDataOption.values = shortData
             // `--curl` and `-g/--globoff` are not read here (they fall back to ArgumentParser): not given.

@@ -146,6 +146,10 @@ extension RequestOptions {
         options.compressed = false
         options.connectTimeout = nil
         options.maxRedirects = nil
+        options.dataRaw = []
+        options.dataURLEncoded = []
+        options.get = false
+        options.json = []
         return options
     }
 }

@@ -29,6 +29,21 @@ struct RequestOptions: ParsableArguments {
             help: ArgumentHelp("As -d, but @FILE is sent byte for byte.", valueName: "data"))
     var dataBinary: [String] = []
 
+    @Option(name: .customLong("data-raw"), help: ArgumentHelp("As -d, with no @FILE: the text as it is.", valueName: "data"))
+    var dataRaw: [String] = []
+
+    @Option(name: .customLong("data-urlencode"),
+            help: ArgumentHelp("As -d, URL-encoded as curl's: 'content', 'name=content', '@FILE' or 'name@FILE' (the part after = or the file's bytes are encoded).", valueName: "data"))
+    var dataURLEncoded: [String] = []
+
+    @Option(name: .customLong("json"),
+            help: ArgumentHelp("Send this JSON as the body (POST), with Content-Type and Accept application/json unless -H says otherwise; @FILE reads a file, @- standard input; several are joined as they are.", valueName: "data"))
+    var json: [String] = []
+
+    @Flag(name: [.customShort("G"), .customLong("get")],
+          help: "Send the -d data in the URL's query with GET (HEAD with -I) instead of as a POST body.")
+    var get = false
+
     @Option(name: [.customShort("u"), .customLong("user")],
             help: ArgumentHelp("Server credentials, sent as Basic (or with --digest or --anyauth, the answer to the server's challenge); without :PASSWORD it is asked for on the terminal (not echoed).", valueName: "user[:password]"))
     var user: String?
@@ -127,15 +142,40 @@ struct RequestOptions: ParsableArguments {
             if !url.isEmpty { try prepared.addHeader("Referer: " + url, flag: "-e") }
         }
 
-        if !data.isEmpty || !dataBinary.isEmpty {
+        if !json.isEmpty {
+            guard takesBody else { throw CLIFailure(code: 2, message: "put sends its FILE as the body; --json is for get") }
+            guard data.isEmpty, dataBinary.isEmpty, dataRaw.isEmpty, dataURLEncoded.isEmpty, !get else {
+                throw CLIFailure(code: 2, message: "--json is the whole body: give it without -d, --data-* or -G")
+            }
+            prepared.body = Data(try json.map { try Self.body($0, keepLineBreaks: true, flag: "--json") }.joined())
+            if self.method == nil { prepared.method = "POST" }
+            if prepared.headers["Content-Type"] == nil { prepared.headers.add("Content-Type", "application/json") }
+            if prepared.headers["Accept"] == nil { prepared.headers.add("Accept", "application/json") }
+        }
+        if !data.isEmpty || !dataBinary.isEmpty || !dataRaw.isEmpty || !dataURLEncoded.isEmpty {
             guard takesBody else { throw CLIFailure(code: 2, message: "put sends its FILE as the body; -d is for get") }
+            // By kind, each kind in the order given (curl keeps the order of the whole command line).
             var parts: [Data] = []
             for argument in data { parts.append(try Self.body(argument, keepLineBreaks: false)) }
             for argument in dataBinary { parts.append(try Self.body(argument, keepLineBreaks: true)) }
-            prepared.body = Data(parts.joined(separator: Data("&".utf8)))
-            if self.method == nil { prepared.method = "POST" }
-            if prepared.headers["Content-Type"] == nil {
-                prepared.headers.add("Content-Type", "application/x-www-form-urlencoded")
+            for argument in dataRaw { parts.append(Data(argument.utf8)) }
+            for argument in dataURLEncoded {
+                parts.append(Data(try URLEncodedData.part(Array(argument.utf8)) { (name: [UInt8]) throws -> [UInt8] in
+                    [UInt8](try Self.readAll(String(decoding: name, as: UTF8.self), flag: "--data-urlencode"))
+                }))
+            }
+            let joined = Data(parts.joined(separator: Data("&".utf8)))
+            if get {
+                guard joined.allSatisfy(Self.isQueryByte) else {
+                    throw CLIFailure(code: 2, message: "-G: the data is not a URL query as it stands (a space, a quote...); give it with --data-urlencode")
+                }
+                prepared.query = String(decoding: joined, as: UTF8.self)
+            } else {
+                prepared.body = joined
+                if self.method == nil { prepared.method = "POST" }
+                if prepared.headers["Content-Type"] == nil {
+                    prepared.headers.add("Content-Type", "application/x-www-form-urlencoded")
+                }
             }
         }
 
@@ -203,12 +243,22 @@ struct RequestOptions: ParsableArguments {
         return prepared
     }
 
+    /// What RFC 3986 lets a query hold as it is (a `%` is taken as the start of an escape).
+    private static func isQueryByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~!$&'()*+,;=:@/?%".utf8.contains(byte)
+        }
+    }
+
     /// -d's argument: the text itself, or @FILE / @- read whole (curl drops CR and LF from -d @FILE, not from
     /// --data-binary).
-    private static func body(_ argument: String, keepLineBreaks: Bool) throws -> Data {
+    private static func body(_ argument: String, keepLineBreaks: Bool, flag: String? = nil) throws -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let name = String(argument.dropFirst())
-        let bytes = try readAll(name, flag: keepLineBreaks ? "--data-binary" : "-d")
+        let bytes = try readAll(name, flag: flag ?? (keepLineBreaks ? "--data-binary" : "-d"))
         return keepLineBreaks ? bytes : Data(bytes.filter { $0 != 10 && $0 != 13 })
     }
 
@@ -251,6 +301,8 @@ struct PreparedRequest: Sendable {
     var method: String
     var headers = HTTPHeaders()
     var body: Data?
+    /// -G: the data, appended to each URL's query.
+    var query: String?
     var credentials = Credentials.none
     /// -b 'name=value': sent as given, like a -H 'Cookie: ...'.
     var cookieHeader: String?
@@ -294,7 +346,19 @@ struct PreparedRequest: Sendable {
             }
         }
         if let cookieHeader, fields["Cookie"] == nil { fields.add("Cookie", cookieHeader) }
-        return Request(url: url, method: method, headers: fields, body: body)
+        return Request(url: query.map { Self.url(url, appending: $0) } ?? url, method: method, headers: fields, body: body)
+    }
+
+    /// `url` with -G's data after its query (`?` or `&`, as curl), before its fragment (which libcurl never sends).
+    static func url(_ url: URL, appending query: String) -> URL {
+        var text = url.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        let joiner = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
+        return URL(string: text + joiner + query + fragment) ?? url  // the data was checked to be query bytes
     }
 
     /// The session's configuration; `base` carries what the command itself sets (timeouts, directories).

@@ -180,35 +180,11 @@ public struct CurlPaste: Sendable, Equatable {
         Failure(message: "\(flag) \(Sanitized.text(argument)) reads a local file; sluice does not read files a paste names (give the content itself, or type the flag on the command line)")
     }
 
-    /// `--data-urlencode`'s forms: CONTENT, =CONTENT, NAME=CONTENT (the content encoded, the name not); NAME@FILE
-    /// and @FILE read a file, which a paste may not. The first of `=` and `@` decides, as in curl.
+    /// `--data-urlencode`'s part (URLEncodedData); its @FILE forms read a file, which a paste may not.
     static func urlEncodedPart(_ argument: [UInt8], flag: String) throws(Failure) -> [UInt8] {
-        guard let mark = argument.firstIndex(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "@") }) else {
-            return percentEncoded(argument)
-        }
-        if argument[mark] == UInt8(ascii: "@") {
+        try URLEncodedData.part(argument) { (_: [UInt8]) throws(Failure) -> [UInt8] in
             throw readsFile(flag, String(decoding: argument, as: UTF8.self))
         }
-        let name = Array(argument[..<mark])
-        let content = percentEncoded(Array(argument[(mark + 1)...]))
-        return name.isEmpty ? content : name + [UInt8(ascii: "=")] + content
-    }
-
-    /// curl_easy_escape: everything but letters, digits and `-._~` as %XX.
-    static func percentEncoded(_ bytes: [UInt8]) -> [UInt8] {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                 UInt8(ascii: "~"):
-                out.append(byte)
-            default:
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            }
-        }
-        return out
     }
 }
 

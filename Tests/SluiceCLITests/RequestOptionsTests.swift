@@ -190,6 +190,45 @@ struct GetRequestFlags: ParsableArguments {
         }
     }
 
+    /// curl's --data-urlencode forms, --data-raw's literal @, and -G moving the data into the query of a GET.
+    @Test func urlEncodedAndRawDataAndTheirQueryWithG() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try "a b&c\n".write(toFile: dir.path + "/v", atomically: true, encoding: .utf8)
+        let encoded = try prepared(["--data-urlencode", "a b", "--data-urlencode", "=c&d", "--data-urlencode", "q=x y",
+                                    "--data-urlencode", "f@" + dir.path + "/v", "--data-raw", "@not-a-file"])
+        #expect(encoded.body.map { String(decoding: $0, as: UTF8.self) } == "@not-a-file&a+b&c%26d&q=x+y&f=a+b%26c%0A",
+                "--data-raw first (by kind), then each --data-urlencode as curl encodes it")
+        #expect(encoded.method == "POST")
+        let server = try CLIServers.shared()
+        let tag = "g\(UInt32.random(in: 0...UInt32.max))"
+        let query = try prepared(["-G", "-d", "a=1", "--data-urlencode", "q=a b"])
+        #expect(query.body == nil && query.method == "GET")
+        let (_, response) = try await send(query, to: server.url("/bytes/3?\(tag)#frag"))
+        #expect(response.statusCode == 200)
+        #expect(server.requestOrder(containing: tag) == ["/bytes/3?\(tag)&a=1&q=a+b"], "\(server.requestOrder(containing: tag))")
+        #expect(PreparedRequest.url(URL(string: "http://h/p")!, appending: "a=1").absoluteString == "http://h/p?a=1")
+        #expect(PreparedRequest.url(URL(string: "http://h/p?x#f")!, appending: "a=1").absoluteString == "http://h/p?x&a=1#f",
+                "before the fragment, which stays (libcurl never sends it), as curl's")
+        #expect(refusal(["-G", "-d", "q=a b"])?.contains("--data-urlencode") == true, "a space is no query byte")
+        #expect(refusal(["--data-urlencode", "@" + dir.path + "/missing"])?.contains("--data-urlencode") == true)
+        #expect(throws: CLIFailure.self, "the daemon is given each URL as it is") {
+            _ = try DaemonRequestFields(GetRequestFlags.parse(["-G", "-d", "a=1"]).request)
+        }
+    }
+
+    @Test func jsonIsTheBodyWithItsTypes() async throws {
+        let json = try prepared(["--json", "{\"a\":", "--json", "1}"])
+        #expect(json.body == Data("{\"a\":1}".utf8) && json.method == "POST")
+        #expect(json.headers["Content-Type"] == "application/json" && json.headers["Accept"] == "application/json")
+        let typed = try prepared(["--json", "[]", "-H", "Content-Type: application/vnd.x+json"])
+        #expect(typed.headers["Content-Type"] == "application/vnd.x+json", "an -H wins")
+        #expect(refusal(["--json", "{}", "-d", "a=1"])?.contains("--json is the whole body") == true)
+        let server = try CLIServers.shared()
+        let (echoed, _) = try await send(json, to: server.url("/echo"))
+        #expect(echoed == "{\"a\":1}")
+    }
+
     @Test func refusals() throws {
         let dir = try Scratch()
         defer { dir.remove() }

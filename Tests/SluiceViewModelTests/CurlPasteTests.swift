@@ -62,7 +62,7 @@ import Testing
         #expect(paste.headers == ["X: 1", "User-Agent: agent/1", "Referer: http://from/"])
         #expect(paste.user == "bob:pw" && paste.insecure && paste.httpVersion == .http1_1)
         #expect(paste.proxy == "socks5h://127.0.0.1:1080" && paste.output == "out #1" && paste.globOff)
-        #expect(paste.body == Array("a=1&b=2&c=3&q=a%20b%26c&x%2Fy&plain%20text&z".utf8))
+        #expect(paste.body == Array("a=1&b=2&c=3&q=a+b%26c&x%2Fy&plain+text&z".utf8))
         #expect(paste.ignoredFlags.isEmpty, "\(paste.ignoredFlags)")
         #expect(try CurlPaste.parse("curl --http2 http://h/").httpVersion == .http2)
         #expect(try CurlPaste.parse("http://h/ -b a=1").cookies == ["a=1"], "the word curl may be left out")
