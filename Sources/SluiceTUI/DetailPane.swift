@@ -72,7 +72,7 @@ enum DetailPane {
         header("Request headers", &lines)
         // Credentials and cookies (typed, or from a pasted command) are not put on a screen others may see.
         for h in row.requestHeaders { field(HeaderLine(h.name, Redacted.value(h.value, ofHeader: h.name)), &lines) }
-        if row.requestHeaders.isEmpty { lines.append(StyledLine("  none added (libcurl sends Host, Accept, Accept-Encoding)", .help)) }
+        if row.requestHeaders.isEmpty { lines.append(StyledLine("  none added (libcurl sends Host, User-Agent, Accept, Accept-Encoding)", .help)) }
         header("Response headers", &lines)
         for h in row.responseHeaders { field(h, &lines) }
         header("Delegate timeline", &lines)

@@ -302,8 +302,10 @@ public final class TransferApp: Sendable {
             // it) twice a pass, which with thousands of rows was a good part of the pass.
             let rows = model.rows
             if reported.count < rows.count { reported += repeatElement(false, count: rows.count - reported.count) }
-            for i in rows.indices where reported[i] && rows[i].retry != nil {
-                reported[i] = false  // a failed attempt printed as failed: the next one gets its own line
+            // A failed attempt printed as failed, and retried or placed again under another name: the next attempt
+            // gets its own line, and the row is not done.
+            for i in rows.indices where reported[i] && (rows[i].retry != nil || rows[i].state != .completed && rows[i].becameTask == nil) {
+                reported[i] = false
                 lines.append(PlainLine.text(rows[i], now: now))
             }
             for i in rows.indices where !reported[i] {
