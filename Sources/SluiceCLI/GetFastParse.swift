@@ -139,11 +139,10 @@ enum GetFastParse {
             flowExport.mermaid = mermaid
             flowExport.har = har
             flowExport.harBodies = harBodies
-            var retryOptions = RetryOptions()
+            var retryOptions = RetryOptions.unset
             retryOptions.retry = retry
             retryOptions.retryMaxTime = retryMaxTime
             retryOptions.limitRate = limitRate
-            retryOptions.leaveTheRestUnset()
             var splitOptions = SplitOptions()
             splitOptions.splitGiven = split
             splitOptions.mirrors = mirrors

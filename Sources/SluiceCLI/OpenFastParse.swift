@@ -105,11 +105,10 @@ enum OpenFastParse {
             interface.themeGiven = theme
             command.interface = interface
             command.requestOptions = RequestOptions.unset
-            var retryOptions = RetryOptions()
+            var retryOptions = RetryOptions.unset
             retryOptions.retry = retry
             retryOptions.retryMaxTime = retryMaxTime
             retryOptions.limitRate = limitRate
-            retryOptions.leaveTheRestUnset()
             command.retryOptions = retryOptions
             var configFile = ConfigOption()
             configFile.path = nil

@@ -40,12 +40,17 @@ struct RetryOptions: ParsableArguments {
     /// on a server that is really down. Five retries with doubling waits span about half a minute.
     static let downloadRetries = 5
 
-    /// The flags a fast parse does not read, as ArgumentParser leaves them when none is given (a property wrapper
+    /// Every flag as ArgumentParser leaves it when none is given, for a fast parse to fill in (a property wrapper
     /// left unset stops the program when read).
-    mutating func leaveTheRestUnset() {
-        retryDelay = nil
-        retryConnectionRefused = false
-        retryAllErrors = false
+    static var unset: RetryOptions {
+        var options = RetryOptions()
+        options.retry = nil
+        options.retryDelay = nil
+        options.retryConnectionRefused = false
+        options.retryAllErrors = false
+        options.retryMaxTime = nil
+        options.limitRate = nil
+        return options
     }
 
     /// Whether any flag of the policy was given (the daemon keeps its own policy: `--background` refuses them).
