@@ -297,6 +297,10 @@ struct GetCommand: ParsableCommand {
     private func download(_ request: Request, isPlainGet: Bool, to file: OutputFile, configuration: SessionConfiguration,
                           monitor: TaskEventMonitor?, retriesMade: Int = 0, facts: inout WriteOutFacts) throws {
         let target = request.url
+        // Another sluice writing the same -o: its partial file, checkpoint and result are its own, even with --force.
+        if PartialFileLock.isHeldElsewhere(file.partialPath) {
+            throw CLIFailure(code: 1, message: "\(file.name).sluice-part is being written by another download; wait for it to end, or choose another -o")
+        }
         if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, isPlainGet: isPlainGet,
                                                                        configuration: configuration) {
             return  // complete already

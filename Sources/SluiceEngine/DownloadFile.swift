@@ -40,11 +40,27 @@ final class DownloadFile: @unchecked Sendable {
     /// The file at `path`, created or emptied: a download's visible partial file beside its target, a name the
     /// caller derived and owns (FILE.sluice-part), never a user's file. `exclusive`: created here or not at all,
     /// for a name the caller chose as free (another process may have taken it since).
+    /// The file is emptied only once its lock is held: one that another download is writing is left as it is. Never
+    /// through a symbolic link, never a FIFO or a device.
     static func create(at path: String, exclusive: Bool = false) throws(TransferError) -> DownloadFile {
-        let fd = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o666)
+        let fd = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : 0) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             if errno == EEXIST { throw TransferError(.cannotCreateFile, "cannot create \(path): another program took the name meanwhile") }
             throw TransferError(.cannotWriteToFile, "cannot create \(path): \(Self.reason(errno))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw TransferError(.cannotWriteToFile, "cannot use \(path): it is not a regular file")
+        }
+        guard PartialFileLock.take(fd) else {
+            Glibc.close(fd)
+            throw TransferError(.cannotCreateFile, "cannot use \(path): another download is writing it")
+        }
+        guard exclusive || ftruncate(fd, 0) == 0 else {
+            let failure = TransferError(.cannotWriteToFile, "cannot empty \(path): \(Self.reason(errno))")
+            Glibc.close(fd)
+            throw failure
         }
         return DownloadFile(path: path, fd: fd, size: 0)
     }
@@ -54,11 +70,12 @@ final class DownloadFile: @unchecked Sendable {
 
     /// An existing partial file cut to `offset` bytes; nil when it is missing or shorter than that. A split
     /// download's file keeps what lies past `offset` (`truncating: false`): its finished segments are there.
+    /// Nil too when another download holds the file's lock: `create(at:)` then says so.
     static func reopen(_ path: String, at offset: Int64, truncating: Bool = true) -> DownloadFile? {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= offset,
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= offset, PartialFileLock.take(fd),
               !truncating || ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
             Glibc.close(fd)
             return nil

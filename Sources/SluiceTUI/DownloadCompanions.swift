@@ -40,7 +40,8 @@ public struct DownloadCompanions: Sendable, Equatable {
 
     /// Where a download of `url` named `suggested` goes in `directory`: an earlier run's unfinished download of the
     /// same URL there is continued (its checkpoint returned), else the first free name (`name`, `name.1`...): one
-    /// with neither a file nor a partial file, and not held by a download of this process (`isHeld`). Nothing is
+    /// with neither a file nor a partial file, and not held by a download of this process (`isHeld`) or of another
+    /// (the partial file's lock). Nothing is
     /// created here: the download creates its partial file when it starts, exclusively, so a queue of thousands
     /// leaves no empty files waiting (aria2's way), and a name another process took in between fails that download
     /// instead of sharing the file. A partial file under the plain name with no checkpoint (a run killed in its
@@ -60,6 +61,7 @@ public struct DownloadCompanions: Sendable, Equatable {
                 }
                 return .success(Claim(companions: companions, resumeData: nil, attempt: attempt, isFree: true))
             }
+            if PartialFileLock.isHeldElsewhere(companions.partialPath) { continue }  // another process's download
             if let resume = companions.loadResume(for: url) {
                 return .success(Claim(companions: companions, resumeData: resume, attempt: attempt, isFree: false))
             }
@@ -72,13 +74,14 @@ public struct DownloadCompanions: Sendable, Equatable {
 
     /// What a rerun of the same command finds: the download of `url` that an earlier run left under the name
     /// (partial file and checkpoint, the file itself absent), to be continued; or a partial file without a
-    /// checkpoint (a run killed before its first second), to be started over in place. Nil when neither: then
+    /// checkpoint (a run killed before its first second), to be started over in place. Nil when neither, or when
+    /// another process is writing that partial file: then
     /// `reserve` picks a free name.
     public static func leftOver(in directory: String, suggested: String?, url: String) -> (DownloadCompanions, Data?)? {
         let companions = DownloadCompanions(target: directory + "/" + SafeFileName.sanitize(suggested))
         var info = stat()
         guard lstat(companions.target, &info) != 0, lstat(companions.partialPath, &info) == 0,
-              (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+              (info.st_mode & S_IFMT) == S_IFREG, !PartialFileLock.isHeldElsewhere(companions.partialPath) else { return nil }
         if let resume = companions.loadResume(for: url) { return (companions, resume) }
         var checkpoint = stat()
         guard lstat(companions.resumePath, &checkpoint) != 0 else { return nil }  // another URL's download

@@ -1,5 +1,6 @@
 // Claiming a download's name in a real directory: the first free name of several downloads of one name, a start
-// past the names already claimed, a user's file never taken, and nothing created before the download starts.
+// past the names already claimed, a user's file never taken, another process's download left to it, and nothing
+// created before the download starts.
 import Foundation
 import SluiceEngine
 @testable import SluiceTUI
@@ -45,6 +46,27 @@ struct DownloadCompanionsClaimTests {
         #expect(DownloadCompanions(target: dir + "/file.1").saveResume(resume.encoded()))
         let continued = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", from: 1, isHeld: { _ in false }).get()
         #expect(continued.companions.name == "file.1" && !continued.isFree && continued.resumeData != nil)
+    }
+
+    /// Another process is downloading this URL into file.sluice-part (its lock held): neither a claim nor a rerun's
+    /// look for left-overs continues it, though its checkpoint is this URL's.
+    @Test func aPartialFileAnotherProcessIsWritingIsPassedOverEvenWithThisURLsCheckpoint() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let partial = dir + "/file.sluice-part"
+        #expect(FileManager.default.createFile(atPath: partial, contents: Data("being written".utf8)))
+        let resume = ResumeData(url: "http://h/file", path: partial, bytesOnDisk: 13, etag: nil, lastModified: nil,
+                                expectedLength: 20)
+        #expect(DownloadCompanions(target: dir + "/file").saveResume(resume.encoded()))
+        let writer = open(partial, O_WRONLY)
+        #expect(writer >= 0 && flock(writer, LOCK_EX | LOCK_NB) == 0)
+        let claimed = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", isHeld: { _ in false }).get()
+        #expect(claimed.companions.name == "file.1" && claimed.isFree && claimed.resumeData == nil)
+        #expect(DownloadCompanions.leftOver(in: dir, suggested: "file", url: "http://h/file") == nil)
+        close(writer)  // the writer gone (its process ended): its download is continued
+        let continued = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", isHeld: { _ in false }).get()
+        #expect(continued.companions.name == "file" && continued.resumeData != nil)
+        #expect(DownloadCompanions.leftOver(in: dir, suggested: "file", url: "http://h/file")?.1 != nil)
     }
 
     @Test func aClaimStartsWhereTheCallerSaysAndStillSkipsTakenNames() throws {
