@@ -5,6 +5,7 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceStore
 import SluiceViewModel
 
 struct CurlScriptOptions: ParsableArguments {
@@ -41,12 +42,8 @@ struct CurlScriptOptions: ParsableArguments {
     /// The directory `path` names and those above it, made as `mkdir -p` makes them (mode 0750, as curl's
     /// --create-dirs); nothing when it is there. What exists is never changed.
     static func makeDirectories(_ path: String) throws(CLIFailure) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") where component != "." {
-            prefix += "/" + component
-            if mkdir(prefix, 0o750) != 0 && errno != EEXIST {
-                throw CLIFailure(code: 1, message: "--create-dirs: cannot make \(Sanitized.text(prefix)): \(String(cString: strerror(errno)))")
-            }
+        if let failure = Directories.make(path, mode: 0o750) {
+            throw CLIFailure(code: 1, message: "--create-dirs: cannot make \(Sanitized.text(failure.path)): \(failure.reason)")
         }
     }
 

@@ -56,6 +56,12 @@ public struct SluiceCommand: ParsableCommand {
             StandardStreams.error("sluice: \(failure.message)\n")
             Glibc.exit(failure.code)
         } catch {
+            // A usage error exits 2, as curl's and wget's do, whether ArgumentParser found it (its own code is 64,
+            // EX_USAGE) or one of sluice's checks did.
+            if exitCode(for: error) == .validationFailure {
+                StandardStreams.error(fullMessage(for: error) + "\n")
+                Glibc.exit(2)
+            }
             exit(withError: error)
         }
     }

@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import Dispatch
+import SluiceStore
 
 public enum DaemonLauncher {
     /// Makes sure a daemon answers on `paths.socket`, starting one when none does. `arguments` are the daemon's
@@ -106,12 +107,8 @@ public enum DaemonLauncher {
     }
 
     private static func makeDirectory(_ path: String) throws(DaemonFailure) {
-        var prefix = ""
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw DaemonFailure("cannot make \(prefix): \(String(cString: strerror(errno)))")
-            }
+        if let failure = Directories.make(path, mode: 0o700) {
+            throw DaemonFailure("cannot make \(failure.path): \(failure.reason)")
         }
     }
 

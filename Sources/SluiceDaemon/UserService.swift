@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceStore
 
 public enum UserService {
     /// The first line of every unit sluice writes: what `--uninstall-user-service` looks for before removing one.
@@ -71,12 +72,8 @@ public enum UserService {
             }
         }
         let slash = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        var prefix = ""
-        for component in slash.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw DaemonFailure("cannot make \(prefix): \(String(cString: strerror(errno)))")
-            }
+        if let failure = Directories.make(slash, mode: 0o755) {
+            throw DaemonFailure("cannot make \(failure.path): \(failure.reason)")
         }
         let temporary = path + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

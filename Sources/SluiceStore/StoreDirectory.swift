@@ -27,17 +27,8 @@ enum StoreDirectory {
         guard path.hasPrefix("/") else {
             throw .directory(path: path, reason: "no home directory: set XDG_STATE_HOME or HOME")
         }
-        var prefix = ""
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) == 0 {
-                _ = chmod(prefix, 0o700)  // mkdir's mode passes through the umask
-                continue
-            }
-            let reason = errno
-            guard reason == EEXIST else {
-                throw .directory(path: prefix, reason: String(cString: strerror(reason)))
-            }
+        if let failure = Directories.make(path, mode: 0o700, exactly: true) {
+            throw .directory(path: failure.path, reason: failure.reason)
         }
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
