@@ -53,6 +53,7 @@ struct InterfaceOptions: ParsableArguments {
     func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool, exitWhenDone: Bool = false,
              taskCommand: String? = nil, notice: String? = nil) throws {
         let stop = StopFlag()
+        var plain: PlainRun?
         let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
             if interactive {
                 Screen.prepareLocale()
@@ -64,7 +65,7 @@ struct InterfaceOptions: ParsableArguments {
                 }
             } else {
                 if let notice { StandardStreams.error("sluice: \(notice)\n") }
-                app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
+                plain = app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
             }
         }
         app.cancelAll()
@@ -75,6 +76,20 @@ struct InterfaceOptions: ParsableArguments {
         app.session.invalidateAndCancel()
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted; data tasks still running were cancelled, downloads keep their partial files and resume when sluice starts again")
+        }
+        if let plain { try Self.check(plain) }
+    }
+
+    /// Without a terminal, the exit status says how the run's tasks ended, with `sluice get`'s codes: 1 when one
+    /// failed, else 22 when one got an HTTP error status, else 0. Each such task's line above says which and why.
+    static func check(_ run: PlainRun) throws(CLIFailure) {
+        let of = run.ended == 1 ? "the task" : "\(run.ended) tasks"
+        if run.failed > 0 {
+            throw CLIFailure(code: 1, message: run.ended == 1 ? "\(of) failed" : "\(run.failed) of \(of) failed")
+        }
+        if run.errorStatuses > 0 {
+            throw CLIFailure(code: 22, message: run.ended == 1 ? "the server answered \(of) with an error status"
+                                                 : "the server answered \(run.errorStatuses) of \(of) with an error status")
         }
     }
 }

@@ -268,15 +268,19 @@ public final class TransferApp: Sendable {
 
     // MARK: Plain progress (no terminal)
 
-    /// Prints a line for each task when it completes, and about once a second one for each task under way (not
-    /// for those still waiting their turn); returns when all have completed. `print` is given each pass's lines
-    /// at once, joined by newlines (one write for the many tasks a pass can see end, not one each).
-    public func runPlain(stop: StopFlag, print: (String) -> Void) {
+    /// Prints a line for each task when it completes, one when it starts to wait for a retry, and about once a
+    /// second one for each task under way (not for those waiting their turn or their retry); returns when all
+    /// have completed, saying how they ended. `print` is given each pass's lines at once, joined by newlines (one
+    /// write for the many tasks a pass can see end, not one each).
+    @discardableResult
+    public func runPlain(stop: StopFlag, print: (String) -> Void) -> PlainRun {
         var model = Model()
         defer { KeptUntilExit.keep(model, in: .plainMode) }  // not freed row by row on the way out (see KeptUntilExit)
         // By position in `model.rows`: a plain run adds rows and never removes one, so a row keeps its place. (A set
         // of ids cost two hashes a row a pass: with 2,000 rows, most of a pass.)
         var reported: [Bool] = []
+        // The retry whose wait each row's last line announced (0: none): one line a wait, not a countdown a second.
+        var retryShown: [Int] = []
         var lastPrint: UInt64 = 0
         // Woken by the first event after a drain rather than polling: the last task's end is seen at once. At
         // most a hundred passes a second (a pass looks at every row): the pause comes before the wait, so an event
@@ -301,11 +305,15 @@ public final class TransferApp: Sendable {
             // By index, reading fields in place: `for row in` copied every row (a retain per string and array in
             // it) twice a pass, which with thousands of rows was a good part of the pass.
             let rows = model.rows
-            if reported.count < rows.count { reported += repeatElement(false, count: rows.count - reported.count) }
+            if reported.count < rows.count {
+                reported += repeatElement(false, count: rows.count - reported.count)
+                retryShown += repeatElement(0, count: rows.count - retryShown.count)
+            }
             // A failed attempt printed as failed, and retried or placed again under another name: the next attempt
             // gets its own line, and the row is not done.
             for i in rows.indices where reported[i] && (rows[i].retry != nil || rows[i].state != .completed && rows[i].becameTask == nil) {
                 reported[i] = false
+                if let retry = rows[i].retry { retryShown[i] = retry.attempt }  // this line announces the wait
                 lines.append(PlainLine.text(rows[i], now: now))
             }
             for i in rows.indices where !reported[i] {
@@ -314,14 +322,20 @@ public final class TransferApp: Sendable {
                     reported[i] = true
                 } else {
                     unfinished = true
-                    if periodic && rows[i].hasStarted { lines.append(PlainLine.text(rows[i], now: now)) }
+                    if let retry = rows[i].retry {
+                        guard retryShown[i] != retry.attempt else { continue }
+                        retryShown[i] = retry.attempt
+                        lines.append(PlainLine.text(rows[i], now: now))
+                    } else if periodic && rows[i].hasStarted {
+                        lines.append(PlainLine.text(rows[i], now: now))
+                    }
                 }
             }
             if !lines.isEmpty { print(lines.joined(separator: "\n")) }
             if periodic { lastPrint = now }
             if stop.isSet { quit(model: model) }
             // Every task posts its row before it starts, so the model alone says when all have completed.
-            if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return }
+            if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return PlainRun.tally(rows) }
             let spent = DispatchTime.now().uptimeNanoseconds &- now
             if spent < 10_000_000 { _ = idle.wait(timeout: .now() + .nanoseconds(Int(10_000_000 - spent))) }
             _ = arrived.wait(timeout: .now() + .milliseconds(100))

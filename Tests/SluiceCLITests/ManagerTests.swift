@@ -210,6 +210,50 @@ import Testing
         #expect(stored.timeline.contains("retry 1/3"), "\(stored.timeline)")
     }
 
+    /// What the plain run says of how its tasks ended, for the command's exit status: a download saved, one the
+    /// server refused (404: nothing saved) and one whose connection drops with no retry left.
+    @Test func thePlainRunTellsWhichOfItsTasksFailed() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, retries: RetryPolicies(downloads: nil))
+        for path in ["/bytes/1000?name=good.bin", "/status/404", "/bytes/5000?drop=1000&name=dropped.bin"] {
+            guard case .success = app.add(server.url(path).absoluteString, kind: .download) else {
+                Issue.record("refused")
+                return
+            }
+        }
+        let ended = await offThePool {
+            let run = app.runPlain(stop: StopFlag()) { _ in }
+            app.cancelAll()
+            app.waitUntilStopped(seconds: 10)
+            app.session.invalidateAndCancel()
+            return run
+        }
+        #expect(ended == PlainRun(ended: 3, failed: 1, errorStatuses: 1))
+        #expect(dir.entries.contains("good.bin") && !dir.entries.contains("404"))
+    }
+
+    /// A wait for a retry is one line, not a countdown a second: a log of a long list stays readable.
+    @Test func thePlainRunSaysEachRetryOnce() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var slow = RetryPolicy(maximumRetries: 1)
+        slow.initialDelay = 2.5  // past two of the plain run's one-second progress passes
+        slow.jitter = 0
+        let app = TransferApp(outputDirectory: dir.path, retries: RetryPolicies(downloads: slow))
+        let path = "/bytes/20000?drop=5000&name=once.bin&t=\(UInt32.random(in: 0...UInt32.max))"
+        guard case .success = app.add(server.url(path).absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        let lines = await runToTheEnd(app).flatMap { $0.split(separator: "\n").map(String.init) }
+        #expect(lines.filter { $0.contains("retrying in") }.count == 1, "\(lines)")
+        #expect(lines.last?.contains("finished") == true, "\(lines)")
+        #expect(FileManager.default.contents(atPath: dir.path + "/once.bin") == pattern(20_000))
+    }
+
     @Test func aSplitDownloadInTheUIRunsItsRangesAtOnceAndLandsWhole() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
