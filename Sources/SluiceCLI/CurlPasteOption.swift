@@ -26,17 +26,32 @@ struct CurlPasteOption: ParsableArguments {
 }
 
 extension GetCommand {
-    /// The paste's URL, request flags, -o and -g, under what was typed.
+    /// The paste's URL, request flags, -o, -g, -f, -m and retries, under what was typed.
     mutating func take(_ paste: CurlPaste) {
         var (options, given, file, globOff) = (requestOptions, urls, output, glob.off)
         paste.fold(into: &options, urls: &given, output: &file, globOff: &globOff)
         (requestOptions, urls, output, glob.off) = (options, given, file, globOff)
+        let limits = paste.limits
+        if !fail && !curlScript.failWithBody { fail = limits.fail }
+        if maxTime == nil { maxTime = limits.maxTime }
+        limits.fold(into: &retryOptions)
+    }
+}
+
+extension CurlPaste.Limits {
+    /// The paste's --retry family under the typed one: a typed value wins, a typed switch stays on.
+    func fold(into options: inout RetryOptions) {
+        if options.retry == nil { options.retry = retries }
+        if options.retryDelay == nil { options.retryDelay = retryDelay }
+        if options.retryMaxTime == nil { options.retryMaxTime = retryMaxTime }
+        if retryConnectionRefused { options.retryConnectionRefused = true }
+        if retryAllErrors { options.retryAllErrors = true }
     }
 }
 
 extension CurlPaste {
     /// The paste's flags folded under the typed ones, which win: typed URLs replace the paste's, a typed -X, -u,
-    /// -x, -o, --http1.1/--http2 or -b replaces the paste's, and a typed -H replaces the paste's headers of that
+    /// -x, -o, --http1.1/--http2, -b, --connect-timeout or --max-redirs replaces the paste's, and a typed -H replaces the paste's headers of that
     /// name. The paste's Accept-Encoding is left out: sluice asks for (and decodes) what its libcurl decodes, and
     /// a browser's list may name one it cannot, which would leave compressed bytes in the file.
     func fold(into options: inout RequestOptions, urls: inout [String], output: inout String?, globOff: inout Bool) {
@@ -59,6 +74,8 @@ extension CurlPaste {
             options.http2 = httpVersion == .http2
         }
         if options.proxy == nil { options.proxy = proxy }
+        if options.connectTimeout == nil { options.connectTimeout = limits.connectTimeout }
+        if options.maxRedirects == nil { options.maxRedirects = limits.maxRedirects }
         if output == nil { output = self.output }
         if self.globOff { globOff = true }
     }

@@ -53,7 +53,11 @@ struct DaemonAddCommand: ParsableCommand {
         let config = try configFile.load()
         var urls = ArgumentRuns.current.unfold(self.urls)
         let paste = try curlPaste.read()
-        if let paste {
+        if var paste {
+            if let unused = paste.limits.unused {
+                StandardStreams.warning("--curl: the paste's \(unused): not used (the daemon's session sets its own timeouts, redirects and retries)")
+            }
+            paste.limits = CurlPaste.Limits()
             var (options, file, globOff) = (requestOptions, output, false)
             paste.fold(into: &options, urls: &urls, output: &file, globOff: &globOff)
             (requestOptions, output) = (options, file)

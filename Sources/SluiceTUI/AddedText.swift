@@ -52,7 +52,8 @@ public struct AddedText: Sendable {
                 }
             }
             guard !urls.isEmpty else { return .failure(AddError(message: "the pasted command has no URL")) }
-            let unused = paste.httpVersion == nil ? [] : ["its HTTP version (the session chooses)"]
+            var unused = paste.httpVersion == nil ? [] : ["its HTTP version (the session chooses)"]
+            if let limits = paste.limits.unused { unused.append(limits + " (the session's own)") }
             let warning = [paste.warning, unused.isEmpty ? nil : "not used: " + unused.joined(separator: ", ")].compactMap { $0 }
             return .success(AddedText(urls: urls, paste: paste, warning: warning.isEmpty ? nil : warning.joined(separator: "; ")))
         }

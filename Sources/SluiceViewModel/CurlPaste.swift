@@ -36,9 +36,44 @@ public struct CurlPaste: Sendable, Equatable {
     public var output: String?
     /// `-g`: URLs are taken as they are, with no `[1-3]` or `{a,b}` expansion.
     public var globOff = false
+    /// How long, how often and how far, as a script's curl line says (`curl -fsSL --retry 3 -m 60 URL`).
+    public var limits = Limits()
     /// Flags curl has and sluice does not act on, each named once, in the order met (values are never kept: a
     /// `--oauth2-bearer TOKEN` must not reach a warning).
     public var ignoredFlags: [String] = []
+
+    /// `-f`, `-m`, `--connect-timeout`, `--max-redirs` and the `--retry` family: flags of install scripts and
+    /// documentation more than of browsers. `-f` matters most: `curl -fsSL URL | sh` must not run an error page.
+    public struct Limits: Sendable, Equatable {
+        /// `-f/--fail`: a response of 400 or more writes nothing.
+        public var fail = false
+        /// `--fail-with-body`: sluice's way anyway; refused with `-f`, as curl refuses the pair.
+        public var failWithBody = false
+        /// `-m/--max-time`, seconds.
+        public var maxTime: Double?
+        public var connectTimeout: Double?
+        /// `--max-redirs`; -1 means no limit.
+        public var maxRedirects: Int?
+        public var retries: Int?
+        public var retryDelay: Double?
+        public var retryMaxTime: Double?
+        public var retryConnectionRefused = false
+        public var retryAllErrors = false
+
+        public init() {}
+
+        /// Those given, named for the warning of a command that does not take them (the daemon's and the UI's add,
+        /// whose session is shared); nil when none. Not -f: their downloads never save an error page anyway.
+        public var unused: String? {
+            let named: [(Bool, String)] = [
+                (maxTime != nil, "-m"), (connectTimeout != nil, "--connect-timeout"),
+                (maxRedirects != nil, "--max-redirs"),
+                (retries != nil || retryDelay != nil || retryMaxTime != nil || retryConnectionRefused || retryAllErrors, "--retry"),
+            ]
+            let list = named.filter(\.0).map(\.1)
+            return list.isEmpty ? nil : list.joined(separator: ", ")
+        }
+    }
 
     public init() {}
 
@@ -49,7 +84,7 @@ public struct CurlPaste: Sendable, Equatable {
     public var warning: String? {
         guard !ignoredFlags.isEmpty else { return nil }
         let list = ignoredFlags.map(Sanitized.text).joined(separator: ", ")
-        // Some of them (-m, -v, --connect-timeout) are sluice's flags too: given to sluice itself, they work.
+        // Some of them (-v, -w) are sluice's flags too: given to sluice itself, they work.
         return "the pasted command's \(list) \(ignoredFlags.count == 1 ? "is" : "are") not taken from a paste and \(ignoredFlags.count == 1 ? "is" : "are") ignored"
     }
 
@@ -69,6 +104,9 @@ public struct CurlPaste: Sendable, Equatable {
         var paste = CurlPaste()
         try paste.read(&reader)
         guard !paste.urls.isEmpty else { throw Failure(message: "the pasted command has no URL") }
+        if paste.limits.fail && paste.limits.failWithBody {
+            throw Failure(message: "the pasted command gives both -f and --fail-with-body, which curl refuses too")
+        }
         return paste
     }
 
@@ -113,7 +151,8 @@ public struct CurlPaste: Sendable, Equatable {
             UInt8(ascii: "d"): "data", UInt8(ascii: "u"): "user", UInt8(ascii: "k"): "insecure",
             UInt8(ascii: "L"): "location", UInt8(ascii: "A"): "user-agent", UInt8(ascii: "e"): "referer",
             UInt8(ascii: "x"): "proxy", UInt8(ascii: "o"): "output", UInt8(ascii: "g"): "globoff",
-            UInt8(ascii: "s"): "silent", UInt8(ascii: "S"): "show-error",
+            UInt8(ascii: "s"): "silent", UInt8(ascii: "S"): "show-error", UInt8(ascii: "f"): "fail",
+            UInt8(ascii: "m"): "max-time",
         ]
         let flag = "-" + String(UnicodeScalar(letter))
         guard let name = names[letter] else { return note(flag) }
@@ -124,7 +163,8 @@ public struct CurlPaste: Sendable, Equatable {
         let known: Set<String> = [
             "url", "request", "header", "cookie", "data", "data-raw", "data-binary", "data-ascii", "data-urlencode",
             "user", "insecure", "compressed", "location", "user-agent", "referer", "http1.1", "http2", "proxy",
-            "output", "globoff", "silent", "show-error",
+            "output", "globoff", "silent", "show-error", "fail", "fail-with-body", "max-time", "connect-timeout",
+            "max-redirs", "retry", "retry-delay", "retry-max-time", "retry-connrefused", "retry-all-errors",
         ]
         let takesValue = CurlFlags.longWithValue.contains(name)
         var value: [UInt8] = []
@@ -168,8 +208,31 @@ public struct CurlPaste: Sendable, Equatable {
         case "output": output = text
         case "globoff": globOff = true
         case "silent", "show-error": break  // curl's own meter and messages; sluice prints its own
+        case "fail": limits.fail = true
+        case "fail-with-body": limits.failWithBody = true
+        case "max-time": limits.maxTime = try Self.seconds(flag, text)
+        case "connect-timeout": limits.connectTimeout = try Self.seconds(flag, text)
+        case "max-redirs": limits.maxRedirects = try Self.count(flag, text)
+        case "retry": limits.retries = try Self.count(flag, text)
+        case "retry-delay": limits.retryDelay = try Self.seconds(flag, text)
+        case "retry-max-time": limits.retryMaxTime = try Self.seconds(flag, text)
+        case "retry-connrefused": limits.retryConnectionRefused = true
+        case "retry-all-errors": limits.retryAllErrors = true
         default: note(flag)
         }
+    }
+
+    /// A number of seconds as curl reads one (a decimal point allowed); what it may be is the command's check.
+    private static func seconds(_ flag: String, _ text: String) throws(Failure) -> Double {
+        guard let value = Double(text), value.isFinite else {
+            throw Failure(message: "\(flag) \(Sanitized.text(text)): not a number of seconds")
+        }
+        return value
+    }
+
+    private static func count(_ flag: String, _ text: String) throws(Failure) -> Int {
+        guard let value = Int(text) else { throw Failure(message: "\(flag) \(Sanitized.text(text)): not a whole number") }
+        return value
     }
 
     private mutating func note(_ flag: String) {

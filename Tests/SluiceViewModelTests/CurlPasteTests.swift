@@ -70,13 +70,40 @@ import Testing
     }
 
     @Test func unknownFlagsAreNamedOnceWithoutTheirValues() throws {
-        let paste = try CurlPaste.parse("curl --connect-timeout 5 -m 30 http://h/ --oauth2-bearer SECRET -Z -Z -vI --tlsv1.3")
+        let paste = try CurlPaste.parse("curl --speed-time 5 -y 30 http://h/ --oauth2-bearer SECRET -Z -Z -vI --tlsv1.3")
         #expect(paste.urls == ["http://h/"], "a flag's value is not taken for a URL")
-        #expect(paste.ignoredFlags == ["--connect-timeout", "-m", "--oauth2-bearer", "-Z", "-v", "-I", "--tlsv1.3"])
+        #expect(paste.ignoredFlags == ["--speed-time", "-y", "--oauth2-bearer", "-Z", "-v", "-I", "--tlsv1.3"])
         let warning = try #require(paste.warning)
-        #expect(warning == "the pasted command's --connect-timeout, -m, --oauth2-bearer, -Z, -v, -I, --tlsv1.3 are not taken from a paste and are ignored")
+        #expect(warning == "the pasted command's --speed-time, -y, --oauth2-bearer, -Z, -v, -I, --tlsv1.3 are not taken from a paste and are ignored")
         #expect(!warning.contains("SECRET"))
         #expect(try CurlPaste.parse("curl -Z http://h/").warning == "the pasted command's -Z is not taken from a paste and is ignored")
+    }
+
+    /// An install script's line: -f (an error page must not reach `| sh`), -m, --connect-timeout, --max-redirs and
+    /// the --retry family are taken, in curl's meanings; a value that is not a number is refused.
+    @Test func aScriptsLimitsAreTaken() throws {
+        let paste = try CurlPaste.parse("""
+            curl -fsSL -m 60 --connect-timeout 2.5 --max-redirs -1 --retry 3 --retry-delay 2 --retry-max-time 30               --retry-connrefused --retry-all-errors https://get.example/install.sh
+            """)
+        var expected = CurlPaste.Limits()
+        expected.fail = true
+        expected.maxTime = 60
+        expected.connectTimeout = 2.5
+        expected.maxRedirects = -1
+        expected.retries = 3
+        expected.retryDelay = 2
+        expected.retryMaxTime = 30
+        expected.retryConnectionRefused = true
+        expected.retryAllErrors = true
+        #expect(paste.limits == expected)
+        #expect(paste.ignoredFlags.isEmpty && paste.followsRedirects)
+        #expect(paste.limits.unused == "-m, --connect-timeout, --max-redirs, --retry", "-f: an add never saves an error page")
+        #expect(try CurlPaste.parse("curl -sS http://h/").limits.unused == nil)
+        #expect(try CurlPaste.parse("curl -sm5 http://h/").limits.maxTime == 5, "a bundle: -s, then -m 5")
+        #expect(try CurlPaste.parse("curl --fail-with-body http://h/").limits.failWithBody)
+        #expect(refusal("curl -fsSL --fail-with-body http://h/") == "the pasted command gives both -f and --fail-with-body, which curl refuses too")
+        #expect(refusal("curl -m soon http://h/") == "-m soon: not a number of seconds")
+        #expect(refusal("curl --retry 2.5 http://h/") == "--retry 2.5: not a whole number")
     }
 
     @Test func aPasteNeverReadsALocalFile() {
