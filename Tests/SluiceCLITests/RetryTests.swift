@@ -20,8 +20,10 @@ import Testing
         #expect(server.requestCount(path) == 3)
         let gaps = server.requestGaps(path)
         #expect(gaps.count == 2)
-        // 1 s then 2 s, each with up to half taken off by jitter.
-        #expect(gaps.first.map { $0 >= 0.45 && $0 < 1.5 } == true, "\(gaps)")
+        // 1 s then 2 s, each with up to half taken off by jitter: at least that long, as the server saw them. How
+        // much longer is the machine's (a loaded run saw 1.59 s and 2.38 s); the waits themselves are
+        // RetryPolicyTests' (theWaitDoublesWithEachRetry, jitterTakesUpToHalfOfTheWait).
+        #expect(gaps.first.map { $0 >= 0.45 } == true, "\(gaps)")
         #expect(gaps.last.map { $0 >= 0.95 } == true, "\(gaps)")
         #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/f"), count: 5000))
         #expect(dir.entries == ["f"])
