@@ -1,4 +1,5 @@
-// Ctrl-C and SIGTERM as events instead of a sudden death, so a download can keep its partial file.
+// Ctrl-C, SIGTERM and a closed terminal's SIGHUP as events instead of a sudden death, so a download can keep its
+// partial file and its last checkpoint.
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -8,12 +9,16 @@ import Synchronization
 final class SignalTrap {
     private let sources: [any DispatchSourceSignal]
 
-    /// Runs `handler` on its own queue for the first SIGINT or SIGTERM; a second one ends the process at once.
+    /// Runs `handler` on its own queue for the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at
+    /// once. A SIGHUP that was ignored when sluice started (`nohup`) stays ignored: the user asked to outlive the
+    /// terminal.
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
         let queue = DispatchQueue(label: "sluice.signals")
         let first = SignalFlag()
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)  // the dispatch source sees it; the default action must not kill first
+        // The dispatch source sees a signal whose action is to ignore it; the default action must not kill first.
+        let hangUpWasIgnored = unsafeBitCast(signal(SIGHUP, SIG_IGN), to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+        sources = [SIGINT, SIGTERM, SIGHUP].filter { $0 != SIGHUP || !hangUpWasIgnored }.map { number in
+            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if first.take() { handler(number) } else { _exit(128 + number) }
@@ -25,7 +30,7 @@ final class SignalTrap {
 
     deinit { sources.forEach { $0.cancel() } }
 
-    /// Runs `body` with Ctrl-C and SIGTERM turned into `stop`; returns the signal that came, if one did.
+    /// Runs `body` with Ctrl-C, SIGTERM and SIGHUP turned into `stop`; returns the signal that came, if one did.
     static func run(stoppingWith stop: @escaping @Sendable () -> Void, _ body: () throws -> Void) rethrows -> Int32? {
         let interruption = Interruption()
         let trap = SignalTrap { signal in
