@@ -105,11 +105,14 @@ struct GetCommand: ParsableCommand {
     mutating func run() throws {
         // Read first and whole, so that a broken file stops before any transfer; the flags given win.
         let config = try configFile.load()
+        // A paste counts as typed: its flags go in before the file's defaults fill what is left.
+        let paste = try curlPaste.read()
+        if let paste { take(paste) }
         config.applyDefaults(to: &self)
-        try SluiceConfig.$inForce.withValue(config) { try runWithConfig() }
+        try SluiceConfig.$inForce.withValue(config) { try runWithConfig(paste: paste) }
     }
 
-    private mutating func runWithConfig() throws {
+    private mutating func runWithConfig(paste: CurlPaste?) throws {
         if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
         if fail && curlScript.failWithBody { throw CLIFailure(code: 2, message: "-f writes no error body and --fail-with-body writes it: give one") }
         if jobs == nil, let parallelMax = curlScript.parallelMax {
@@ -133,8 +136,6 @@ struct GetCommand: ParsableCommand {
             guard output == nil else { throw CLIFailure(code: 2, message: "-O and -o both name the file: give one") }
             if outputDir == nil { outputDir = "." }
         }
-        let paste = try curlPaste.read()
-        if let paste { take(paste) }
         let globbed = try glob.expand(ArgumentRuns.current.unfold(urls) + curlScript.urls, output: output)
         var texts = globbed.urls
         if let inputFile { texts += try URLList.read(inputFile) }
@@ -185,8 +186,9 @@ struct GetCommand: ParsableCommand {
         configuration.timeoutIntervalForRequest = timeout ?? SluiceConfig.inForce.timeout.value
         if verbose { configuration.wireMonitor = VerboseLog.monitor() }
         if let maxTime {
-            guard maxTime > 0, maxTime.isFinite else { throw CLIFailure(code: 2, message: "-m needs a number of seconds above 0") }
-            configuration.timeoutIntervalForResource = maxTime  // each attempt's, as curl's -m; --retry-max-time bounds them all
+            guard maxTime >= 0, maxTime.isFinite else { throw CLIFailure(code: 2, message: "-m needs a number of seconds (0: no limit)") }
+            // Each attempt's, as curl's -m (0: none, as curl's); --retry-max-time bounds them all.
+            if maxTime > 0 { configuration.timeoutIntervalForResource = maxTime }
         }
         if SluiceConfig.inForce.perHost.source != .defaultValue {
             configuration.httpMaximumConnectionsPerHost = SluiceConfig.inForce.perHost.value

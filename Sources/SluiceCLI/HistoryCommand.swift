@@ -35,7 +35,7 @@ struct HistoryCommand: ParsableCommand {
 
     /// The lines for standard output and the notes for standard error, for the store `environment` names.
     func report(environment: [String: String]) throws -> (lines: [String], notes: [String]) {
-        if let limit, limit < 0 { throw CLIFailure(code: 64, message: "--limit must be 0 or more") }
+        if let limit, limit < 0 { throw CLIFailure(code: 2, message: "--limit must be 0 or more") }
         let directory = TaskStore.defaultDirectory(environment: environment)
         // A listing makes nothing: no store yet means no history, not a new empty file.
         guard access(directory + "/sluice.db", F_OK) == 0 else {

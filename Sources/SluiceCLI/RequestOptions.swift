@@ -230,10 +230,10 @@ struct RequestOptions: ParsableArguments {
         if http1_1 { configuration.httpVersion = .http1_1 }
         if http2 { configuration.httpVersion = .http2 }
         if let connectTimeout {
-            guard connectTimeout > 0, connectTimeout.isFinite else {
-                throw CLIFailure(code: 2, message: "--connect-timeout needs a number of seconds above 0")
+            guard connectTimeout >= 0, connectTimeout.isFinite else {
+                throw CLIFailure(code: 2, message: "--connect-timeout needs a number of seconds (0: libcurl's default)")
             }
-            configuration.timeoutIntervalForConnect = connectTimeout
+            if connectTimeout > 0 { configuration.timeoutIntervalForConnect = connectTimeout }  // 0: the default, as curl's
         }
         if let maxRedirects {
             guard maxRedirects >= -1 else { throw CLIFailure(code: 2, message: "--max-redirs needs a number of 0 or more (-1: no limit)") }

@@ -54,6 +54,7 @@ final class DownloadFile: @unchecked Sendable {
             throw TransferError(.cannotWriteToFile, "cannot use \(path): it is not a regular file")
         }
         guard PartialFileLock.take(fd) else {
+            if exclusive { unlink(path) }  // made here a moment ago: not the other download's
             Glibc.close(fd)
             throw TransferError(.cannotCreateFile, "cannot use \(path): another download is writing it")
         }
@@ -138,9 +139,10 @@ final class DownloadFile: @unchecked Sendable {
         fd = -1
     }
 
+    /// Unlinked while still open (and locked): no other download can take the name in between and lose its file.
     func remove() {
-        close()
         unlink(path)
+        close()
     }
 
     static func reason(_ code: Int32) -> String {

@@ -369,7 +369,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             }
             return
         }
-        file.close()
+        // The file stays open, and so locked, until the delegate has moved it or written the checkpoint that
+        // names it: another download must not take the name in between (PartialFileLock). No byte is written
+        // after this point, so the delegate queue closing it is a hand-off, not a second writer.
         guard var error = error ?? writeFailure else {
             segments = nil
             reportProgress(final: true)
@@ -378,6 +380,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                     handler?(nil)  // it finished before the cancel took effect: nothing to resume
                     self.finishDownload(at: file.path)
                     self.reportCompletion(nil)
+                    file.close()
                 }
             }
             return
@@ -391,6 +394,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             makeLastCalls {
                 handler?(resume)
                 self.reportCompletion(final)
+                file.close()
             }
         }
     }

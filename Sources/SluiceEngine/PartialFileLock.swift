@@ -1,28 +1,57 @@
-// One writer per partial file. A download holds an exclusive flock on its partial file's descriptor from the open
-// to the close; the kernel drops it when the process ends, kill -9 included, so a lock never outlives its writer.
-// flock belongs to the open file description: two downloads of one process conflict as two processes do.
+// One writer per partial file. A download holds a write lock on its partial file's descriptor from the open to
+// the close; the kernel drops it when the process ends, kill -9 included, so a lock never outlives its writer.
+// Open file description locks (Linux's F_OFD_SETLK): they belong to the descriptor's open, so two downloads of
+// one process conflict as two processes do, and no other close in the process drops them (as one drops a classic
+// POSIX lock); and unlike flock they can be tested without being taken (F_OFD_GETLK), so looking never gets in a
+// writer's way.
 #if canImport(Glibc)
 import Glibc
 #endif
 
 public enum PartialFileLock {
-    /// Takes the lock on `fd` without waiting: false when another open of the file holds it.
-    static func take(_ fd: Int32) -> Bool {
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            if errno != EINTR { return false }
+    // <fcntl.h> defines these only with _GNU_SOURCE, which Swift's Glibc module does not import.
+    private static let getLock: Int32 = 36  // F_OFD_GETLK
+    private static let setLock: Int32 = 37  // F_OFD_SETLK
+
+    /// A write lock on the whole file.
+    private static func whole(_ type: Int32) -> flock {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0  // to the end, however far the file grows
+        lock.l_pid = 0  // the kernel requires it for OFD locks
+        return lock
+    }
+
+    /// Takes the lock on `fd`: false only when another open of the file still holds it after `patience`
+    /// milliseconds. The wait covers a hand-off within the process: a download's last attempt closes its file on
+    /// the delegate queue just after its completion call, which may already have started the next attempt (a
+    /// retry with no wait). A file system that cannot lock (an NFS mount without its lock service) is written as
+    /// before, unlocked.
+    public static func take(_ fd: Int32, patience: Int = 20) -> Bool {
+        var lock = whole(F_WRLCK)
+        var waited = 0
+        while fcntl(fd, setLock, &lock) != 0 {
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EACCES:
+                guard waited < patience else { return false }
+                waited += 1
+                usleep(1_000)
+            default: return true
+            }
         }
         return true
     }
 
-    /// Whether a download (of this process or another) is writing the file at `path` now. A shared lock taken and
-    /// dropped at once: it conflicts only with a writer's exclusive one. For a check before touching a download's
-    /// companions; the writer's own lock is what keeps the bytes safe.
+    /// Whether a download (of this process or another) is writing the file at `path` now. Tested, not taken.
     public static func isHeldElsewhere(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
-        _ = flock(fd, LOCK_UN)
-        return false
+        var lock = whole(F_WRLCK)
+        guard fcntl(fd, getLock, &lock) == 0 else { return false }
+        return Int32(lock.l_type) != F_UNLCK
     }
 }

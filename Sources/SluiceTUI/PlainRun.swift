@@ -16,10 +16,11 @@ public struct PlainRun: Equatable, Sendable {
         self.errorStatuses = errorStatuses
     }
 
-    /// The tally of `rows` as they stand at the end of the run.
-    public static func tally(_ rows: [TaskRow]) -> PlainRun {
+    /// The tally of `rows` as they stand at the end of the run, but for the ids in `history` (rows of earlier
+    /// runs shown as they ended then).
+    public static func tally(_ rows: [TaskRow], leavingOut history: Set<Int> = []) -> PlainRun {
         var run = PlainRun()
-        for i in rows.indices {
+        for i in rows.indices where !history.contains(rows[i].id) {
             guard let outcome = rows[i].outcome else { continue }
             run.ended += 1
             switch outcome {

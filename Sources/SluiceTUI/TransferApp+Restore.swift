@@ -85,6 +85,7 @@ extension TransferApp {
         if ended.endedAt == nil { ended.endedAt = StoreKeeper.wallClock() }
         keeper?.keep(row.id, facts: facts, record: ended)
         keeper?.store.update(ended)
+        endedAtRestore.withLock { _ = $0.insert(row.id) }
         post(.restored(row))
     }
 

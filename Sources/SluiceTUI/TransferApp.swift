@@ -33,6 +33,9 @@ public final class TransferApp: Sendable {
     private let hooks: HookRunner?
     /// Per `directory/name`, the first suffix not yet tried by this app's downloads (see `DownloadCompanions.claim`).
     let nextNameAttempt = Locked<[String: Int]>([:])
+    /// Rows of earlier runs that `restore` ended at once (found in place, or interrupted data tasks): history, not
+    /// this run's work, so a plain run's tally leaves them out.
+    let endedAtRestore = Locked<Set<Int>>([])
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
@@ -335,7 +338,10 @@ public final class TransferApp: Sendable {
             if periodic { lastPrint = now }
             if stop.isSet { quit(model: model) }
             // Every task posts its row before it starts, so the model alone says when all have completed.
-            if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand { return PlainRun.tally(rows) }
+            if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand {
+                let history = endedAtRestore.withLock { $0 }
+                return PlainRun.tally(rows, leavingOut: history)
+            }
             let spent = DispatchTime.now().uptimeNanoseconds &- now
             if spent < 10_000_000 { _ = idle.wait(timeout: .now() + .nanoseconds(Int(10_000_000 - spent))) }
             _ = arrived.wait(timeout: .now() + .milliseconds(100))

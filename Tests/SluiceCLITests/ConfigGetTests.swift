@@ -35,6 +35,20 @@ import Testing
         #expect(overridden.contains("X-Rule: from the rule\n"))
     }
 
+    /// A paste counts as typed: its --retry wins over the file's `retry`, which fills only what nothing gave.
+    @Test func aPastesRetryWinsOverTheFiles() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let file = dir.path + "/config.toml"
+        try "retry = 0\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let path = "/flaky/100?key=\(UUID().uuidString)&fail=1&status=503"
+        let url = server.url(path).absoluteString
+        let failure = await runGet(["--config", file, "--curl", "curl --retry 1 --retry-delay 0.1 '\(url)'", "-o", dir.path + "/f"])
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        #expect(server.requestCount(path) == 2, "the file's retry = 0 would have stopped after the 503")
+    }
+
     @Test func aBrokenFileStopsBeforeAnyTransfer() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()

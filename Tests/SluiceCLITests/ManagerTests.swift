@@ -234,6 +234,30 @@ import Testing
         #expect(dir.entries.contains("good.bin") && !dir.entries.contains("404"))
     }
 
+    /// A row an earlier run left unfinished and the restore ends at once (an interrupted data task) is history: the
+    /// tally counts this run's tasks only.
+    @Test func thePlainRunsTallyLeavesOutRowsTheRestoreEnded() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, retries: RetryPolicies(downloads: nil))
+        let interrupted = StoredTask(id: 900, url: server.url("/bytes/10").absoluteString, kind: .data, state: .running,
+                                     createdAt: 1)
+        app.restore([interrupted])
+        guard case .success = app.add(server.url("/bytes/5000?drop=1000&name=lost.bin").absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        let ended = await offThePool {
+            let run = app.runPlain(stop: StopFlag()) { _ in }
+            app.cancelAll()
+            app.waitUntilStopped(seconds: 10)
+            app.session.invalidateAndCancel()
+            return run
+        }
+        #expect(ended == PlainRun(ended: 1, failed: 1, errorStatuses: 0))
+    }
+
     /// A wait for a retry is one line, not a countdown a second: a log of a long list stays readable.
     @Test func thePlainRunSaysEachRetryOnce() async throws {
         let server = try CLIServers.shared()

@@ -169,8 +169,10 @@ struct GetRequestFlags: ParsableArguments {
         let configured = try prepared(["--connect-timeout", "2.5"]).configure(.default)
         #expect(configured.timeoutIntervalForConnect == 2.5)
         #expect(try prepared([]).configure(.default).timeoutIntervalForConnect == nil)
-        #expect(refusal(["--connect-timeout", "0"]) == "--connect-timeout needs a number of seconds above 0")
-        #expect(refusal(["--connect-timeout", "inf"]) == "--connect-timeout needs a number of seconds above 0")
+        #expect(try prepared(["--connect-timeout", "0"]).configure(.default).timeoutIntervalForConnect == nil,
+                "0: libcurl's default, as curl's")
+        #expect(refusal(["--connect-timeout=-1"]) == "--connect-timeout needs a number of seconds (0: libcurl's default)")
+        #expect(refusal(["--connect-timeout", "inf"]) == "--connect-timeout needs a number of seconds (0: libcurl's default)")
     }
 
     @Test func maxRedirectsLimitsTheChainAndTheDaemonRefusesSessionWideFlags() async throws {

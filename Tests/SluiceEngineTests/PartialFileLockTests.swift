@@ -72,6 +72,30 @@ import Testing
         #expect(last.snapshot.fileBody == patternBytes(count: size))
     }
 
+    /// The lock is the open's, not the process's: a second open of the file in this process waits for the first to
+    /// let go (a download's next attempt while its last one closes its file), and gives up once its patience ends.
+    @Test func aSecondOpenWaitsForTheFirstToLetGoThenGivesUp() throws {
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.path + "/held.sluice-part"
+        let first = open(path, O_WRONLY | O_CREAT, 0o644)
+        let second = open(path, O_WRONLY)
+        defer { close(second) }
+        #expect(first >= 0 && second >= 0)
+        #expect(PartialFileLock.take(first, patience: 0))
+        #expect(PartialFileLock.isHeldElsewhere(path))
+        #expect(!PartialFileLock.take(second, patience: 0), "held by the first open")
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            usleep(10_000)
+            close(first)
+            released.signal()
+        }
+        #expect(PartialFileLock.take(second, patience: 2_000), "the first let go while the second waited")
+        released.wait()
+        #expect(PartialFileLock.isHeldElsewhere(path), "now the second's")
+    }
+
     /// Once the writer has let go (finished, cancelled, or its process gone), the name is usable again.
     @Test func aPartialFileIsFreeAgainOnceItsDownloadEnds() async throws {
         let server = try Servers.shared()

@@ -59,7 +59,7 @@ struct DownloadCompanionsClaimTests {
                                 expectedLength: 20)
         #expect(DownloadCompanions(target: dir + "/file").saveResume(resume.encoded()))
         let writer = open(partial, O_WRONLY)
-        #expect(writer >= 0 && flock(writer, LOCK_EX | LOCK_NB) == 0)
+        #expect(writer >= 0 && PartialFileLock.take(writer, patience: 0))
         let claimed = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", isHeld: { _ in false }).get()
         #expect(claimed.companions.name == "file.1" && claimed.isFree && claimed.resumeData == nil)
         #expect(DownloadCompanions.leftOver(in: dir, suggested: "file", url: "http://h/file") == nil)
