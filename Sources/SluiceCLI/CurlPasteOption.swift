@@ -51,8 +51,8 @@ extension CurlPaste.Limits {
 
 extension CurlPaste {
     /// The paste's flags folded under the typed ones, which win: typed URLs replace the paste's, a typed -X, -u,
-    /// -x, -o, --http1.1/--http2, -b, --connect-timeout or --max-redirs replaces the paste's, and a typed -H replaces the paste's headers of that
-    /// name. The paste's Accept-Encoding is left out: sluice asks for (and decodes) what its libcurl decodes, and
+    /// -x, -o, --http1.1/--http2, -b, --connect-timeout or --max-redirs replaces the paste's, and a typed -H
+    /// replaces the paste's headers of that name. The paste's Accept-Encoding is left out: sluice asks for (and decodes) what its libcurl decodes, and
     /// a browser's list may name one it cannot, which would leave compressed bytes in the file.
     func fold(into options: inout RequestOptions, urls: inout [String], output: inout String?, globOff: inout Bool) {
         if urls.isEmpty { urls = self.urls }

@@ -9,8 +9,8 @@ import Synchronization
 final class SignalTrap {
     private let sources: [any DispatchSourceSignal]
 
-    /// Runs `handler` on its own queue for the first SIGINT, SIGTERM or SIGHUP; a second one ends the process at
-    /// once. A SIGHUP that was ignored when sluice started (`nohup`) stays ignored: the user asked to outlive the
+    /// Runs `handler` on its own queue for the first SIGINT, SIGTERM or SIGHUP; a second SIGINT or SIGTERM ends
+    /// the process at once. A SIGHUP that was ignored when sluice started (`nohup`) stays ignored: the user asked to outlive the
     /// terminal.
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
         let queue = DispatchQueue(label: "sluice.signals")
@@ -21,7 +21,13 @@ final class SignalTrap {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
-                if first.take() { handler(number) } else { _exit(128 + number) }
+                if first.take() {
+                    handler(number)
+                } else if number != SIGHUP {
+                    _exit(128 + number)
+                }
+                // A SIGHUP after the first signal is the kernel's, not a user insisting: a closed terminal hangs up
+                // the foreground group, and its shell's exit hangs it up again. The graceful stop goes on.
             }
             source.resume()
             return source

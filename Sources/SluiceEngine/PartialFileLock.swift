@@ -45,13 +45,19 @@ public enum PartialFileLock {
         return true
     }
 
-    /// Whether a download (of this process or another) is writing the file at `path` now. Tested, not taken.
-    public static func isHeldElsewhere(_ path: String) -> Bool {
+    /// Whether a download (of this process or another) is writing the file at `path`, still after `patience`
+    /// milliseconds (as `take` waits: a check before a retry may come while the last attempt closes its file).
+    /// Tested, not taken.
+    public static func isHeldElsewhere(_ path: String, patience: Int = 0) -> Bool {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var lock = whole(F_WRLCK)
-        guard fcntl(fd, getLock, &lock) == 0 else { return false }
-        return Int32(lock.l_type) != F_UNLCK
+        for waited in 0...max(0, patience) {
+            var lock = whole(F_WRLCK)
+            guard fcntl(fd, getLock, &lock) == 0 else { return false }
+            if Int32(lock.l_type) == F_UNLCK { return false }
+            if waited < patience { usleep(1_000) }
+        }
+        return true
     }
 }

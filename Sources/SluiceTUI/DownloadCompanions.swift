@@ -41,10 +41,9 @@ public struct DownloadCompanions: Sendable, Equatable {
     /// Where a download of `url` named `suggested` goes in `directory`: an earlier run's unfinished download of the
     /// same URL there is continued (its checkpoint returned), else the first free name (`name`, `name.1`...): one
     /// with neither a file nor a partial file, and not held by a download of this process (`isHeld`) or of another
-    /// (the partial file's lock). Nothing is
-    /// created here: the download creates its partial file when it starts, exclusively, so a queue of thousands
-    /// leaves no empty files waiting (aria2's way), and a name another process took in between fails that download
-    /// instead of sharing the file. A partial file under the plain name with no checkpoint (a run killed in its
+    /// (the partial file's lock). Nothing is created here: the download creates its partial file when it starts,
+    /// exclusively, so a queue of thousands leaves no empty files waiting (aria2's way), and a name another process
+    /// took in between fails that download instead of sharing the file. A partial file under the plain name with no checkpoint (a run killed in its
     /// first second) is started over in place. Two `lstat`s for a new name. The search starts at `first`
     /// (`name.first`): a caller that claimed `name.k` already knows the names below it are taken, and a list of
     /// thousands of downloads of one name would otherwise try each taken name again (quadratic).
@@ -75,8 +74,7 @@ public struct DownloadCompanions: Sendable, Equatable {
     /// What a rerun of the same command finds: the download of `url` that an earlier run left under the name
     /// (partial file and checkpoint, the file itself absent), to be continued; or a partial file without a
     /// checkpoint (a run killed before its first second), to be started over in place. Nil when neither, or when
-    /// another process is writing that partial file: then
-    /// `reserve` picks a free name.
+    /// another process is writing that partial file: then `reserve` picks a free name.
     public static func leftOver(in directory: String, suggested: String?, url: String) -> (DownloadCompanions, Data?)? {
         let companions = DownloadCompanions(target: directory + "/" + SafeFileName.sanitize(suggested))
         var info = stat()

@@ -230,7 +230,12 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Read in place under the lock (a task's state lock nests inside it, as in `tellEnded`): at the end of a list
     /// of thousands, copying every row to look at each task's state was most of the time between the last transfer
     /// and the exit.
-    var allTasksCompleted: Bool { state.withLock { $0.rows.values.allSatisfy { $0.task.state == .completed } } }
+    /// Every row's task has ended and made its last delegate call. The engine marks a task completed before its
+    /// `didCompleteWithError` runs, and that call writes a stopped download's last checkpoint: a quit that exited
+    /// on the state alone lost it (a `.sluice-resume.new` cut off before its rename).
+    var allTasksCompleted: Bool {
+        state.withLock { $0.rows.values.allSatisfy { $0.task.state == .completed && $0.endHandled == ObjectIdentifier($0.task) } }
+    }
 
     /// The tasks not completed yet, and whether each is a download (keeps its file and checkpoint on a quit).
     var unfinishedTasks: [(task: SessionTask, keepsFile: Bool)] {
@@ -284,6 +289,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             s.rows[new] = ManagedTask(row: new, task: downloadTask, request: s.rows[old]?.request ?? dataTask.originalRequest,
                                       kind: .download)
             s.queue.handedOver(from: old, to: new)
+            s.rows[old]?.endHandled = ObjectIdentifier(dataTask)  // it makes no more delegate calls
             let bytes = s.kept[old]?.take() ?? Data()
             s.keptTotal -= bytes.count
             return (bytes, s.release(old), new)
@@ -471,6 +477,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             // its next attempt is tracked (between startRetry's two locks it is neither waiting nor deciding).
             state.withLock { _ = $0.deciding.remove(id) }
         }
+        state.withLock { s in
+            if s.rows[id]?.task === task { s.rows[id]?.endHandled = ObjectIdentifier(task) }  // see allTasksCompleted
+        }
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
 
@@ -633,4 +642,6 @@ struct ManagedTask: Sendable {
     /// Its next attempt makes the partial file, as a new file: the name was claimed free and nothing of it is there
     /// yet (a first attempt is made so by the add; a download placed again after its name was taken, by this).
     var createsPartial = false
+    /// The task whose `didCompleteWithError` has returned; `task` while the row is done with its delegate calls.
+    var endHandled: ObjectIdentifier?
 }

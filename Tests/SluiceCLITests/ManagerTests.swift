@@ -13,14 +13,17 @@ import Testing
 
 @Suite struct ManagerTests {
     /// Runs the app's plain mode until every row has ended; its printed lines.
-    func runToTheEnd(_ app: TransferApp) async -> [String] {
+    func runToTheEnd(_ app: TransferApp) async -> [String] { await ranToTheEnd(app).lines }
+
+    /// The same, with what the run says of how its tasks ended.
+    func ranToTheEnd(_ app: TransferApp) async -> (lines: [String], run: PlainRun) {
         await offThePool {
             let lines = LinesBox()
-            app.runPlain(stop: StopFlag()) { lines.append($0) }
+            let run = app.runPlain(stop: StopFlag()) { lines.append($0) }
             app.cancelAll()
             app.waitUntilStopped(seconds: 10)
             app.session.invalidateAndCancel()
-            return lines.all
+            return (lines.all, run)
         }
     }
 
@@ -223,13 +226,7 @@ import Testing
                 return
             }
         }
-        let ended = await offThePool {
-            let run = app.runPlain(stop: StopFlag()) { _ in }
-            app.cancelAll()
-            app.waitUntilStopped(seconds: 10)
-            app.session.invalidateAndCancel()
-            return run
-        }
+        let ended = await ranToTheEnd(app).run
         #expect(ended == PlainRun(ended: 3, failed: 1, errorStatuses: 1))
         #expect(dir.entries.contains("good.bin") && !dir.entries.contains("404"))
     }
@@ -248,13 +245,7 @@ import Testing
             Issue.record("refused")
             return
         }
-        let ended = await offThePool {
-            let run = app.runPlain(stop: StopFlag()) { _ in }
-            app.cancelAll()
-            app.waitUntilStopped(seconds: 10)
-            app.session.invalidateAndCancel()
-            return run
-        }
+        let ended = await ranToTheEnd(app).run
         #expect(ended == PlainRun(ended: 1, failed: 1, errorStatuses: 0))
     }
 
