@@ -252,7 +252,8 @@ public final class TransferApp: Sendable {
     /// quit have written their checkpoints before the process exits.
     public func waitUntilStopped(seconds: Double) {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        while !allCompleted && DispatchTime.now().uptimeNanoseconds < deadline { usleep(10_000) }
+        // Polled every millisecond: the last delegate calls usually end within a few, and the process exits on them.
+        while !allCompleted && DispatchTime.now().uptimeNanoseconds < deadline { usleep(1_000) }
     }
 
     // MARK: The terminal UI
