@@ -300,7 +300,7 @@ struct GetCommand: ParsableCommand {
                           monitor: TaskEventMonitor?, retriesMade: Int = 0, facts: inout WriteOutFacts) throws {
         let target = request.url
         // Another sluice writing the same -o: its partial file, checkpoint and result are its own, even with --force.
-        if PartialFileLock.isHeldElsewhere(file.partialPath, patience: 20) {
+        if PartialFileLock.isHeldElsewhere(file.partialPath, patience: 200) {
             throw CLIFailure(code: 1, message: "\(file.name).sluice-part is being written by another download; wait for it to end, or choose another -o")
         }
         if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, isPlainGet: isPlainGet,

@@ -27,9 +27,8 @@ public enum PartialFileLock {
     /// Takes the lock on `fd`: false only when another open of the file still holds it after `patience`
     /// milliseconds. The wait covers a hand-off within the process: a download's last attempt closes its file on
     /// the delegate queue just after its completion call, which may already have started the next attempt (a
-    /// retry with no wait). A file system that cannot lock (an NFS mount without its lock service) is written as
-    /// before, unlocked.
-    public static func take(_ fd: Int32, patience: Int = 20) -> Bool {
+    /// retry with no wait). It is generous; only a real conflict waits it out, once. A file system that cannot lock (an NFS mount without its lock service) is written unlocked.
+    public static func take(_ fd: Int32, patience: Int = 200) -> Bool {
         var lock = whole(F_WRLCK)
         var waited = 0
         while fcntl(fd, setLock, &lock) != 0 {
