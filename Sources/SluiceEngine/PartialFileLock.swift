@@ -13,10 +13,10 @@ public enum PartialFileLock {
     private static let getLock: Int32 = 36  // F_OFD_GETLK
     private static let setLock: Int32 = 37  // F_OFD_SETLK
 
-    /// A write lock on the whole file.
-    private static func whole(_ type: Int32) -> flock {
+    /// A write lock on the whole file (what `take` sets, and what `isHeldElsewhere` asks about).
+    private static func wholeFileWriteLock() -> flock {
         var lock = flock()
-        lock.l_type = Int16(type)
+        lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
         lock.l_start = 0
         lock.l_len = 0  // to the end, however far the file grows
@@ -27,9 +27,10 @@ public enum PartialFileLock {
     /// Takes the lock on `fd`: false only when another open of the file still holds it after `patience`
     /// milliseconds. The wait covers a hand-off within the process: a download's last attempt closes its file on
     /// the delegate queue just after its completion call, which may already have started the next attempt (a
-    /// retry with no wait). It is generous; only a real conflict waits it out, once. A file system that cannot lock (an NFS mount without its lock service) is written unlocked.
+    /// retry with no wait). It is generous; only a real conflict waits it out, once. A file system that cannot
+    /// lock (an NFS mount without its lock service) is written unlocked.
     public static func take(_ fd: Int32, patience: Int = 200) -> Bool {
-        var lock = whole(F_WRLCK)
+        var lock = wholeFileWriteLock()
         var waited = 0
         while fcntl(fd, setLock, &lock) != 0 {
             switch errno {
@@ -52,7 +53,7 @@ public enum PartialFileLock {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         for waited in 0...max(0, patience) {
-            var lock = whole(F_WRLCK)
+            var lock = wholeFileWriteLock()
             guard fcntl(fd, getLock, &lock) == 0 else { return false }
             if Int32(lock.l_type) == F_UNLCK { return false }
             if waited < patience { usleep(1_000) }
