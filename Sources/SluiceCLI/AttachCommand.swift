@@ -32,7 +32,7 @@ struct AttachCommand: ParsableCommand {
         ui.attachedTo = identifier
         let stop = StopFlag()
         let ending = Ending()
-        let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
+        let interrupted = try SignalTrap.run(stoppingWith: { _ in stop.set() }) {
             Screen.prepareLocale()
             do throws(Screen.StartError) {
                 ending.reason = try InterfaceLoop.run(driver, ui: ui, theme: theme, useColor: useColor, stop: stop)

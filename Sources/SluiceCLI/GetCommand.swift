@@ -342,7 +342,7 @@ struct GetCommand: ParsableCommand {
         splitOptions.apply(to: task, mirrors: mirrors)
         if let checksum = splitOptions.checksum { delegate.verify = checksum.mismatch(at:) }
         FlowRecorder.observe(task)
-        let interrupted = SignalTrap.run(stoppingWith: { task.stopKeepingResumeData() }) {
+        let interrupted = SignalTrap.run(stoppingWith: { _ in task.stopKeepingResumeData() }) {
             task.resume()
             delegate.wait()
         }
@@ -453,7 +453,7 @@ struct GetCommand: ParsableCommand {
         delegate.writeOut = format
         delegate.retries = BatchRetries(loop: retries, hidesErrorBodies: fail)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)
-        let interrupted = SignalTrap.run(stoppingWith: {
+        let interrupted = SignalTrap.run(stoppingWith: { _ in
             delegate.stop()
             session.invalidateAndCancel()
         }) { delegate.run(on: session) }

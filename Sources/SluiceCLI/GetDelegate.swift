@@ -99,7 +99,7 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
     /// 128 + the signal, 1 for a failed transfer or output, 22 for an HTTP error status. `progress` says how far
     /// the task got, for the messages ("after 300 bytes").
     func run(_ task: SessionTask, in session: Session, target: URL, progress: (SessionTask) -> String?) throws {
-        let interrupted = SignalTrap.run(stoppingWith: { task.cancel() }) {
+        let interrupted = SignalTrap.run(stoppingWith: { _ in task.cancel() }) {
             task.resume()
             wait()
         }

@@ -53,8 +53,12 @@ struct InterfaceOptions: ParsableArguments {
     func run(_ app: TransferApp, theme: Theme, useColor: Bool, interactive: Bool, exitWhenDone: Bool = false,
              taskCommand: String? = nil, notice: String? = nil) throws {
         let stop = StopFlag()
+        let insisted = StopFlag()  // a Ctrl-C or SIGTERM (a SIGHUP is a closed terminal, not a user insisting)
         var plain: PlainRun?
-        let interrupted = try SignalTrap.run(stoppingWith: { stop.set() }) {
+        let interrupted = try SignalTrap.run(stoppingWith: { signal in
+            if signal != SIGHUP { insisted.set() }
+            stop.set()
+        }) {
             if interactive {
                 Screen.prepareLocale()
                 do throws(Screen.StartError) {
@@ -67,12 +71,17 @@ struct InterfaceOptions: ParsableArguments {
                 if let notice { StandardStreams.error("sluice: \(notice)\n") }
                 plain = app.runPlain(stop: stop) { StandardStreams.output($0 + "\n") }
             }
+            // Still trapped: a closed terminal's second SIGHUP must not cut the last checkpoints short. A Ctrl-C
+            // after a quit or the end ends the waits at once, as a second one does after the first.
+            let signalled = stop.isSet
+            let giveUp = { insisted.isSet && !signalled }
+            app.cancelAll()
+            // Downloads write their last checkpoints (those on disk are at most a second old): a quit waits for them
+            // a little, a signal hardly at all, so that Ctrl-C ends the program at once.
+            app.waitUntilStopped(seconds: signalled ? 2 : 10, unless: giveUp)
+            // A hook the last task started finishes (within its timeout), unless the user will not wait for it.
+            if !signalled && !app.waitForHooks(unless: giveUp) { app.stopHooks() }
         }
-        app.cancelAll()
-        // Downloads write their last checkpoints (those on disk are at most a second old): a quit waits for them a
-        // little, a signal hardly at all, so that Ctrl-C ends the program at once.
-        app.waitUntilStopped(seconds: interrupted == nil ? 10 : 2)
-        if interrupted == nil { app.waitForHooks() }  // a hook the last task started finishes (within its timeout)
         app.session.invalidateAndCancel()
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted; data tasks still running were cancelled, downloads keep their partial files and resume when sluice starts again")

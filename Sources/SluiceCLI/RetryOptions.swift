@@ -152,7 +152,7 @@ struct RetryLoop {
     /// Sleeps, unless Ctrl-C or SIGTERM comes first: then the signal.
     static func wait(_ seconds: Double) -> Int32? {
         let woken = DispatchSemaphore(value: 0)
-        return SignalTrap.run(stoppingWith: { woken.signal() }) {
+        return SignalTrap.run(stoppingWith: { _ in woken.signal() }) {
             _ = woken.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 1e6) * 1e9)))
         }
     }

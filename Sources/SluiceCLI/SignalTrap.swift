@@ -8,6 +8,9 @@ import Synchronization
 
 final class SignalTrap {
     private let sources: [any DispatchSourceSignal]
+    /// Each trapped signal's action before the trap, put back when it ends: left ignored, a Ctrl-C after the
+    /// transfers (while sluice waited for a hook, say) did nothing at all.
+    private let before: [(Int32, sighandler_t?)]
 
     /// Runs `handler` on its own queue for the first SIGINT, SIGTERM or SIGHUP; a second SIGINT or SIGTERM ends
     /// the process at once. A SIGHUP that was ignored when sluice started (`nohup`) stays ignored: the user asked to outlive the
@@ -16,9 +19,11 @@ final class SignalTrap {
         let queue = DispatchQueue(label: "sluice.signals")
         let first = SignalFlag()
         // The dispatch source sees a signal whose action is to ignore it; the default action must not kill first.
-        let hangUpWasIgnored = unsafeBitCast(signal(SIGHUP, SIG_IGN), to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-        sources = [SIGINT, SIGTERM, SIGHUP].filter { $0 != SIGHUP || !hangUpWasIgnored }.map { number in
-            signal(number, SIG_IGN)
+        let hangUp = signal(SIGHUP, SIG_IGN)
+        let hangUpWasIgnored = unsafeBitCast(hangUp, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+        let trapped = [SIGINT, SIGTERM, SIGHUP].filter { $0 != SIGHUP || !hangUpWasIgnored }
+        before = trapped.map { number in (number, number == SIGHUP ? hangUp : signal(number, SIG_IGN)) }
+        sources = trapped.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if first.take() {
@@ -34,14 +39,18 @@ final class SignalTrap {
         }
     }
 
-    deinit { sources.forEach { $0.cancel() } }
+    deinit {
+        sources.forEach { $0.cancel() }
+        for (number, action) in before { signal(number, action) }
+    }
 
-    /// Runs `body` with Ctrl-C, SIGTERM and SIGHUP turned into `stop`; returns the signal that came, if one did.
-    static func run(stoppingWith stop: @escaping @Sendable () -> Void, _ body: () throws -> Void) rethrows -> Int32? {
+    /// Runs `body` with the first Ctrl-C, SIGTERM or SIGHUP turned into `stop` (told which); returns the signal
+    /// that came, if one did.
+    static func run(stoppingWith stop: @escaping @Sendable (Int32) -> Void, _ body: () throws -> Void) rethrows -> Int32? {
         let interruption = Interruption()
         let trap = SignalTrap { signal in
             interruption.record(signal)
-            stop()
+            stop(signal)
         }
         try withExtendedLifetime(trap) { try body() }
         return interruption.signal

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Dispatch
 import SluiceStore
+import SluiceTUI
 
 public enum DaemonLauncher {
     /// Makes sure a daemon answers on `paths.socket`, starting one when none does. `arguments` are the daemon's
@@ -68,15 +69,9 @@ public enum DaemonLauncher {
         // A crash's last words (a Swift fatal error, say) land in the log beside its own lines.
         posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         // A new session: no controlling terminal, so closing the terminal (SIGHUP) does not reach it.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        let signals = SpawnedSignals.reset(&attributes)
         let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26), a macro Swift does not import
-        posix_spawnattr_setflags(&attributes, Int16(setsid | Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)))
+        posix_spawnattr_setflags(&attributes, Int16(setsid | signals))
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

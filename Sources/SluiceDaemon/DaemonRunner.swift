@@ -11,6 +11,7 @@ import Glibc
 #endif
 import Logging
 import SluiceEngine
+import SluiceLock
 import SluiceStore
 import SluiceTUI
 
@@ -101,11 +102,14 @@ public enum DaemonRunner {
         if resumed > 0 { logger.info("resuming \(resumed) unfinished download(s)") }
 
         signal(SIGPIPE, SIG_IGN)
+        // SIGINTs and SIGTERMs so far: one that comes while the daemon stops ends its waits (a SIGHUP does not).
+        let insistence = Locked(0)
         let signals = [SIGTERM, SIGINT, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 logger.info("signal \(number): stopping")
+                if number != SIGHUP { insistence.withLock { $0 += 1 } }
                 hub.requestStop()
             }
             source.resume()
@@ -123,9 +127,12 @@ public enum DaemonRunner {
         // Unlinked while the lock is still ours, so it can never be a newer daemon's socket.
         unlink(paths.socket)
         hub.settleStore()
+        // The first signal stopped the daemon (when one did); any other means now.
+        let stopper = min(insistence.withLock { $0 }, 1)
+        let giveUp = { insistence.withLock { $0 } > stopper }
         app.cancelAll()
-        app.waitUntilStopped(seconds: 10)
-        app.waitForHooks()
+        app.waitUntilStopped(seconds: 10, unless: giveUp)
+        if !app.waitForHooks(unless: giveUp) { app.stopHooks() }
         app.session.invalidateAndCancel()
         store.flush()
         do { try cookies.save(to: cookieFile) } catch { logger.warning("\(error.message)") }

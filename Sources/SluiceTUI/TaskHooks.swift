@@ -7,6 +7,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceLock
 import SluiceViewModel
 
 /// What a hook is told about the task that ended.
@@ -74,6 +75,8 @@ public final class HookRunner: Sendable {
     private let queue = DispatchQueue(label: "sluice.hooks", attributes: .concurrent)
     /// Hooks still running, so that a process about to exit can let them finish.
     private let running = DispatchGroup()
+    /// Their process groups, so that a user who will not wait for them can end them.
+    private let groups = Locked<Set<pid_t>>([])
 
     /// `ring`: the terminal's bell, for `notify` where notify-send is missing.
     public init(_ hooks: TaskHooks, ring: @escaping @Sendable () -> Void = {}, report: @escaping @Sendable (Int?, String) -> Void) {
@@ -112,7 +115,10 @@ public final class HookRunner: Sendable {
             guard let pid = Self.spawn(["/bin/sh", "-c", command], environment: environment) else {
                 return report(id, "\(name) hook could not start")
             }
-            switch Self.wait(pid, seconds: timeout) {
+            self.groups.withLock { _ = $0.insert(pid) }
+            let ending = Self.wait(pid, seconds: timeout)
+            self.groups.withLock { _ = $0.remove(pid) }
+            switch ending {
             case .exited(0): report(id, "\(name) hook ran")
             case .exited(let code): report(id, "\(name) hook failed: exit \(code)")
             case .signalled(let signal): report(id, "\(name) hook ended by signal \(signal)")
@@ -121,9 +127,20 @@ public final class HookRunner: Sendable {
         }
     }
 
-    /// Waits until every hook started so far has ended (each is bounded by the timeout), or `seconds` have passed.
-    public func waitForHooks(seconds: Double) {
-        _ = running.wait(timeout: .now() + seconds)
+    /// Waits until every hook started so far has ended (each is bounded by the timeout): false when `seconds` passed
+    /// first, or `giveUp` (asked every 20 ms) said to stop waiting.
+    @discardableResult
+    public func waitForHooks(seconds: Double, unless giveUp: () -> Bool = { false }) -> Bool {
+        let deadline = DispatchTime.now() + seconds
+        while running.wait(timeout: min(deadline, .now() + .milliseconds(20))) == .timedOut {
+            if giveUp() || DispatchTime.now() >= deadline { return false }
+        }
+        return true
+    }
+
+    /// Ends the hooks still running, with their children (SIGTERM to each one's process group).
+    public func stopHooks() {
+        for group in groups.withLock({ $0 }) { kill(-group, SIGTERM) }
     }
 
     enum Ending: Equatable { case exited(Int32), signalled(Int32), timedOut }
@@ -142,7 +159,8 @@ public final class HookRunner: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        let signals = SpawnedSignals.reset(&attributes)
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETPGROUP) | signals))
         var merged = FileOpener.currentEnvironment()
         for (name, value) in environment { merged[name] = value }
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]

@@ -245,15 +245,22 @@ public final class TransferApp: Sendable {
 
     public var allCompleted: Bool { delegate.allTasksCompleted }
 
-    /// Lets the hooks still running finish (each within its own timeout) before the process exits.
-    public func waitForHooks() { hooks?.waitForHooks(seconds: (hooks?.hooks.timeout ?? 0) + 2) }
+    /// Lets the hooks still running finish (each within its own timeout) before the process exits: false when
+    /// `giveUp` said to stop waiting first.
+    @discardableResult
+    public func waitForHooks(unless giveUp: () -> Bool = { false }) -> Bool {
+        hooks?.waitForHooks(seconds: hooks.map { $0.hooks.timeout + 2 } ?? 0, unless: giveUp) ?? true
+    }
 
-    /// Waits (at most `seconds`) until every task has made its last delegate call, so that the downloads stopped on
-    /// quit have written their checkpoints before the process exits.
-    public func waitUntilStopped(seconds: Double) {
+    /// Ends the hooks still running (the user would not wait for them).
+    public func stopHooks() { hooks?.stopHooks() }
+
+    /// Waits (at most `seconds`, or until `giveUp` says) until every task has made its last delegate call, so that
+    /// the downloads stopped on quit have written their checkpoints before the process exits.
+    public func waitUntilStopped(seconds: Double, unless giveUp: () -> Bool = { false }) {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         // Polled every millisecond: the last delegate calls usually end within a few, and the process exits on them.
-        while !allCompleted && DispatchTime.now().uptimeNanoseconds < deadline { usleep(1_000) }
+        while !allCompleted && !giveUp() && DispatchTime.now().uptimeNanoseconds < deadline { usleep(1_000) }
     }
 
     // MARK: The terminal UI

@@ -138,6 +138,32 @@ struct DaemonProcessTests {
         }
     }
 
+    /// A stopping daemon waits for a hook still running (up to its timeout); a second SIGTERM ends that wait, and
+    /// the hook, at once. (Before, the daemon waited the hook out: about 30 s here.)
+    @Test func aSecondSignalEndsTheWaitForAHookWhileTheDaemonStops() async throws {
+        let server = try DaemonServers.shared()
+        try await withDaemon { fixture in
+            let marker = fixture.root + "/hook.pid"
+            let hook = "echo $$ > '\(marker)'; exec sleep 30"
+            #expect(try await fixture.sluice(["daemon", "--on-complete", hook]).status == 0)
+            let added = try await fixture.sluice(["add", server.url("/bytes/1000").absoluteString])
+            #expect(added.status == 0, "\(added.error)")
+            try await fixture.waitUntil("the hook is running") { FileManager.default.fileExists(atPath: marker) }
+            let hookPID = try #require(pid_t((try? String(contentsOfFile: marker, encoding: .utf8))?.filter(\.isNumber) ?? ""))
+            let daemon = try #require(fixture.daemonPID)
+            kill(daemon, SIGTERM)
+            try await fixture.waitUntil("the daemon stops serving") { !fixture.client.isAnswering }
+            #expect(DaemonLock.isHeld(fixture.paths.lock), "still waiting for its hook")
+            kill(daemon, SIGTERM)
+            try await fixture.waitUntil(seconds: 3, "the daemon ends") { !DaemonLock.isHeld(fixture.paths.lock) }
+            // The hook's process is gone (or a zombie nobody has reaped yet).
+            try await fixture.waitUntil(seconds: 3, "the hook is stopped") {
+                let state = (try? String(contentsOfFile: "/proc/\(hookPID)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+                return state == nil || state == "Z"
+            }
+        }
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"),
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
                        && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs setpriv and curl"))

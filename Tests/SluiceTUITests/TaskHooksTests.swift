@@ -65,6 +65,25 @@ struct TaskHooksTests {
         #expect(state == nil || state == "Z", "its child was stopped too (state \(state.map(String.init) ?? "gone"))")
     }
 
+    /// A hook starts with no signal blocked and none of the stopping ones ignored, whatever the thread that spawns it
+    /// blocks (Dispatch's workers block nearly all) and whatever sluice ignores while it traps them: exec keeps both,
+    /// and a hook that blocked SIGTERM could be stopped by neither its timeout nor the user, only by SIGKILL. (The
+    /// shell execs grep: a command it forks starts with a cleared mask, which would hide what the shell was given.)
+    @Test func aHookStartsWithItsSignalsAsUsual() async throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let runner = HookRunner(TaskHooks(onQueueEmpty: "exec grep -E '^Sig(Blk|Ign):' /proc/self/status > '\(dir)/signals'")) { _, _ in }
+        runner.queueEmptied()
+        #expect(runner.waitForHooks(seconds: 10))
+        let lines = try String(contentsOfFile: dir + "/signals", encoding: .utf8).split(separator: "\n")
+        func mask(_ name: String) -> UInt64? {
+            lines.first { $0.hasPrefix(name + ":") }.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+        }
+        #expect(mask("SigBlk") == 0)
+        let stopping = [SIGINT, SIGTERM, SIGHUP].reduce(UInt64(0)) { $0 | 1 << UInt64($1 - 1) }
+        #expect(mask("SigIgn").map { $0 & stopping } == 0)
+    }
+
     @Test func theQueueHookIsToldWithoutATask() async throws {
         let reports = Locked<[String]>([])
         let runner = HookRunner(TaskHooks(onQueueEmpty: "true")) { id, text in reports.withLock { $0.append("\(id.map(String.init) ?? "queue") \(text)") } }
