@@ -14,11 +14,15 @@ import Testing
     /// Starts a download of `url` into `partial` and hands back its recorder and task once `bytes` are written.
     private func writing(_ url: URL, into partial: String, until bytes: Int64, session: Session,
                          recorder: DownloadRecorder) async -> DownloadTask? {
-        let task = session.downloadTask(with: Request(url: url), partialFile: partial)
+        // The server stalls after `bytes`: no inactivity timeout may end the download (and let go of its lock) while
+        // a starved test waits to look, as the default 60 s did in a full ThreadSanitizer run on two cores.
+        let task = session.downloadTask(with: Request(url: url, timeoutInterval: 3600), partialFile: partial)
         task.resume()
         let there = await eventually { recorder.snapshot.writes.last?.total == bytes }
         #expect(there, "the first download did not write \(bytes) bytes")
-        return there ? task : nil
+        let ended = recorder.snapshot.completions > 0
+        #expect(!ended, "the first download ended before the check: \(String(describing: recorder.snapshot.error))")
+        return there && !ended ? task : nil
     }
 
     @Test func aPartialFileAnotherDownloadIsWritingIsNeitherEmptiedNorContinued() async throws {
