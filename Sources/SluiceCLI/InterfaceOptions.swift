@@ -92,13 +92,11 @@ struct InterfaceOptions: ParsableArguments {
     /// Without a terminal, the exit status says how the run's tasks ended, with `sluice get`'s codes: 1 when one
     /// failed, else 22 when one got an HTTP error status, else 0. Each such task's line above says which and why.
     static func check(_ run: PlainRun) throws(CLIFailure) {
-        let of = run.ended == 1 ? "the task" : "\(run.ended) tasks"
-        if run.failed > 0 {
-            throw CLIFailure(code: 1, message: run.ended == 1 ? "\(of) failed" : "\(run.failed) of \(of) failed")
-        }
+        // "the task", or "2 of 5 tasks"
+        func which(_ count: Int) -> String { run.ended == 1 ? "the task" : "\(count) of \(run.ended) tasks" }
+        if run.failed > 0 { throw CLIFailure(code: 1, message: "\(which(run.failed)) failed") }
         if run.errorStatuses > 0 {
-            throw CLIFailure(code: 22, message: run.ended == 1 ? "the server answered \(of) with an error status"
-                                                 : "the server answered \(run.errorStatuses) of \(of) with an error status")
+            throw CLIFailure(code: 22, message: "the server answered \(which(run.errorStatuses)) with an error status")
         }
     }
 }

@@ -31,18 +31,16 @@ public enum PartialFileLock {
     /// lock (an NFS mount without its lock service) is written unlocked.
     public static func take(_ fd: Int32, patience: Int = 200) -> Bool {
         var lock = wholeFileWriteLock()
-        var waited = 0
-        while fcntl(fd, setLock, &lock) != 0 {
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EACCES:
-                guard waited < patience else { return false }
-                waited += 1
-                usleep(1_000)
-            default: return true
+        return !stillHeld(after: patience) {
+            while fcntl(fd, setLock, &lock) != 0 {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EACCES: return true
+                default: return false  // cannot lock here at all: written unlocked
+                }
             }
+            return false
         }
-        return true
     }
 
     /// Whether a download (of this process or another) is writing the file at `path`, still after `patience`
@@ -52,10 +50,17 @@ public enum PartialFileLock {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        for waited in 0...max(0, patience) {
+        return stillHeld(after: patience) {
             var lock = wholeFileWriteLock()
             guard fcntl(fd, getLock, &lock) == 0 else { return false }
-            if Int32(lock.l_type) == F_UNLCK { return false }
+            return Int32(lock.l_type) != F_UNLCK
+        }
+    }
+
+    /// Asks `held` once, then every millisecond while it says yes, for up to `patience` milliseconds: its last answer.
+    private static func stillHeld(after patience: Int, _ held: () -> Bool) -> Bool {
+        for waited in 0...max(0, patience) {
+            guard held() else { return false }
             if waited < patience { usleep(1_000) }
         }
         return true
