@@ -833,32 +833,34 @@ final class Transfer {
     }
 }
 
+// The loop owns each Transfer for as long as libcurl may call back into it, so a callback borrows it
+// (`_withUnsafeGuaranteedRef`) instead of retaining and releasing it: one pair per header line and body chunk.
 private func transferWriteCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                                    _ context: UnsafeMutableRawPointer?) -> Int {
     guard let bytes, let context else { return 0 }
-    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveBody(bytes, size * count)
+    return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.receiveBody(bytes, size * count) }
 }
 
 private func transferReadCallback(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                                   _ context: UnsafeMutableRawPointer?) -> Int {
     guard let buffer, let context else { return sluice_readfunc_abort() }
-    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().readBody(buffer, size * count)
+    return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.readBody(buffer, size * count) }
 }
 
 private func transferSeekCallback(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
     guard let context, offset == 0, origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
-    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().rewindBody() ? 0 : 2
+    return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.rewindBody() } ? 0 : 2
 }
 
 private func transferDebugCallback(_ easy: UnsafeMutableRawPointer?, _ type: curl_infotype, _ bytes: UnsafeMutablePointer<CChar>?,
                                    _ size: Int, _ context: UnsafeMutableRawPointer?) -> Int32 {
     guard let bytes, let context else { return 0 }
-    Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().tellWire(type, UnsafeRawBufferPointer(start: bytes, count: size))
+    Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.tellWire(type, UnsafeRawBufferPointer(start: bytes, count: size)) }
     return 0
 }
 
 private func transferHeaderCallback(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                                     _ context: UnsafeMutableRawPointer?) -> Int {
     guard let bytes, let context else { return 0 }
-    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(bytes, size * count)
+    return Unmanaged<Transfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.receiveHeader(bytes, size * count) }
 }
