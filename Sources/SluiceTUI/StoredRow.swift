@@ -131,7 +131,8 @@ enum StoredRow {
     static func state(of row: TaskRow) -> StoredTask.State {
         switch row.state {
         case .running, .canceling: return .running
-        case .suspended: return row.hasStarted ? .suspended : .queued
+        // A row waiting for its retry takes its turn when sluice starts again; only the user's suspension stays.
+        case .suspended: return row.hasStarted && row.retry == nil ? .suspended : .queued
         case .completed:
             switch row.outcome {
             case .cancelled: return .cancelled

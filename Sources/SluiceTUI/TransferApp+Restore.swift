@@ -69,6 +69,7 @@ extension TransferApp {
             let managed = ManagedTask(row: live.id, task: task, request: task.originalRequest, kind: .download,
                                       companions: companions, hasCheckpoint: true)
             // A suspended task stays suspended (r resumes it); the others take their turn in the queue.
+            if record.state == .suspended { suspendedAtRestore.withLock { _ = $0.insert(live.id) } }
             if track(managed, queued: record.state != .suspended) { task.resume() }
             resumed += 1
         }

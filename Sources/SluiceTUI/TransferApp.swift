@@ -36,6 +36,9 @@ public final class TransferApp: Sendable {
     /// Rows of earlier runs that `restore` ended at once (found in place, or interrupted data tasks): history, not
     /// this run's work, so a plain run's tally leaves them out.
     let endedAtRestore = Locked<Set<Int>>([])
+    /// Rows the restore brought back suspended: they stay so until the user resumes them (`r` in the UI), so a plain
+    /// run, which has no keys, does not wait for them.
+    let suspendedAtRestore = Locked<Set<Int>>([])
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the
@@ -293,6 +296,7 @@ public final class TransferApp: Sendable {
         // The retry whose wait each row's last line announced (0: none): one line a wait, not a countdown a second.
         var retryShown: [Int] = []
         var lastPrint: UInt64 = 0
+        var quitting = false
         // Woken by the first event after a drain rather than polling: the last task's end is seen at once. At
         // most a hundred passes a second (a pass looks at every row): the pause comes before the wait, so an event
         // in a quiet moment is taken at once. One pass every 100 ms for Ctrl-C.
@@ -320,15 +324,19 @@ public final class TransferApp: Sendable {
                 reported += repeatElement(false, count: rows.count - reported.count)
                 retryShown += repeatElement(0, count: rows.count - retryShown.count)
             }
+            let parked = suspendedAtRestore.withLock { $0 }
+            // Left suspended by an earlier run, and nothing here resumes it: one line, and the run does not wait.
+            func isParked(_ i: Int) -> Bool { rows[i].state == .suspended && rows[i].retry == nil && parked.contains(rows[i].id) }
             // A failed attempt printed as failed, and retried or placed again under another name: the next attempt
             // gets its own line, and the row is not done.
-            for i in rows.indices where reported[i] && (rows[i].retry != nil || rows[i].state != .completed && rows[i].becameTask == nil) {
+            for i in rows.indices where reported[i] && !isParked(i)
+                && (rows[i].retry != nil || rows[i].state != .completed && rows[i].becameTask == nil) {
                 reported[i] = false
                 if let retry = rows[i].retry { retryShown[i] = retry.attempt }  // this line announces the wait
                 lines.append(PlainLine.text(rows[i], now: now))
             }
             for i in rows.indices where !reported[i] {
-                if rows[i].state == .completed && rows[i].outcome != nil || rows[i].becameTask != nil {
+                if rows[i].state == .completed && rows[i].outcome != nil || rows[i].becameTask != nil || isParked(i) {
                     lines.append(PlainLine.text(rows[i], now: now))
                     reported[i] = true
                 } else {
@@ -344,9 +352,14 @@ public final class TransferApp: Sendable {
             }
             if !lines.isEmpty { print(lines.joined(separator: "\n")) }
             if periodic { lastPrint = now }
-            if stop.isSet { quit(model: model) }
-            // Every task posts its row before it starts, so the model alone says when all have completed.
-            if !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand {
+            if stop.isSet && !quitting {
+                quit(model: model)
+                quitting = true
+            }
+            // Every task posts its row before it starts, so the model alone says when all have completed; once
+            // stopped, rows that were waiting for a retry or their turn never will, and the engine says when
+            // nothing runs any more (they stay unfinished, for the next start to resume).
+            if quitting ? isDone : !unfinished && inbox.isEmpty && !delegate.hasRetriesInHand {
                 let history = endedAtRestore.withLock { $0 }
                 return PlainRun.tally(rows, leavingOut: history)
             }

@@ -249,6 +249,40 @@ import Testing
         #expect(ended == PlainRun(ended: 1, failed: 1, errorStatuses: 0))
     }
 
+    /// A download an earlier run left suspended stays suspended (only the UI's `r` resumes it), and a plain run, which
+    /// has no keys, says so once and ends with its own tasks instead of waiting for it for ever.
+    @Test func aPlainRunDoesNotWaitForADownloadLeftSuspended() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path)
+        let parked = StoredTask(id: 901, url: server.url("/bytes/3000").absoluteString, kind: .download, state: .suspended,
+                                destination: dir.path + "/parked.bin", createdAt: 1)
+        #expect(app.restore([parked]) == 1)
+        guard case .success = app.add(server.url("/bytes/2000?name=now.bin").absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        // Not for ever: a watchdog stops the run after 20 s, so that a run that waits says so and ends.
+        let stop = StopFlag()
+        let watchdog = DispatchWorkItem { stop.set() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        let (lines, run) = await offThePool {
+            let lines = LinesBox()
+            let run = app.runPlain(stop: stop) { lines.append($0) }
+            app.cancelAll()
+            app.waitUntilStopped(seconds: 10)
+            app.session.invalidateAndCancel()
+            return (lines.all, run)
+        }
+        watchdog.cancel()
+        #expect(!stop.isSet, "the run waited for the suspended download until the watchdog stopped it")
+        #expect(dir.entries.contains("now.bin"))
+        #expect(!dir.entries.contains("parked.bin"), "left as it was: not resumed")
+        #expect(lines.joined(separator: "\n").split(separator: "\n").filter { $0.contains("#901") }.count == 1, "\(lines)")
+        #expect(run == PlainRun(ended: 1, failed: 0, errorStatuses: 0))
+    }
+
     /// A wait for a retry is one line, not a countdown a second: a log of a long list stays readable.
     @Test func thePlainRunSaysEachRetryOnce() async throws {
         let server = try CLIServers.shared()
