@@ -363,7 +363,9 @@ struct GetCommand: ParsableCommand {
             throw CLIFailure(code: 128 + signal, message: "interrupted" + resumeHint)
         }
         if let error = delegate.error {
-            throw AttemptFailure(failure: CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: target)) + resumeHint),
+            // An error status refusing to resume (an expired link's 403) is an error status, as for a first request.
+            let code: Int32 = (task.response?.statusCode ?? 0) >= 400 ? 22 : 1
+            throw AttemptFailure(failure: CLIFailure(code: code, message: Sanitized.text(ErrorText.describe(error, url: target)) + resumeHint),
                                  cause: .of(error: error, response: task.response))
         }
         do {
