@@ -35,9 +35,12 @@ public struct Response: Sendable, Equatable, Codable {
 
     /// A file name from Content-Disposition, else the URL's last path component; not yet sanitized.
     public var suggestedFilename: String? {
-        if let disposition = headers["Content-Disposition"],
-           let name = MediaType.parameter("filename", in: disposition), !name.isEmpty {
-            return name
+        // RFC 6266: `filename*` (any script, percent-encoded) before `filename`, the fallback for old clients.
+        if let disposition = headers["Content-Disposition"] {
+            if let name = MediaType.parameter("filename*", in: disposition).flatMap(MediaType.extendedValue), !name.isEmpty {
+                return name
+            }
+            if let name = MediaType.parameter("filename", in: disposition), !name.isEmpty { return name }
         }
         let last = url.lastPathComponent
         return last.isEmpty || last == "/" ? nil : last
@@ -61,15 +64,79 @@ enum MediaType {
         return asIs ? String(type) : type.lowercased()
     }
 
+    /// The value of the parameter `name` (any case) after the type: a token, or a quoted string read whole (its
+    /// `;` and `=` kept, `\"` and `\\` unescaped: RFC 9110's quoted-string); nil when there is none. Split on every
+    /// `;`, `filename="Q3 report; final.pdf"` was read as `"Q3 report`.
     static func parameter(_ name: String, in value: String) -> String? {
-        for piece in value.split(separator: ";").dropFirst() {
-            let pair = piece.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2,
-                  pair[0].trimmedSpaces().caseInsensitiveEquals(name) else { continue }
-            var v = pair[1].trimmedSpaces()
-            if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
-            return v
+        let bytes = Array(value.utf8)
+        let semicolon = UInt8(ascii: ";"), quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        func text(_ slice: ArraySlice<UInt8>) -> String {
+            let start = slice.firstIndex { !isBlank($0) } ?? slice.endIndex
+            let end = slice[start...].lastIndex { !isBlank($0) }.map { $0 + 1 } ?? start
+            return String(decoding: slice[start..<end], as: UTF8.self)
+        }
+        var i = bytes.firstIndex(of: semicolon) ?? bytes.endIndex  // past the type
+        while i < bytes.count {
+            i += 1  // the `;`
+            let nameStart = i
+            while i < bytes.count, bytes[i] != UInt8(ascii: "="), bytes[i] != semicolon { i += 1 }
+            let key = text(bytes[nameStart..<i])
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { continue }  // no value: on to the next `;`
+            i += 1
+            while i < bytes.count, isBlank(bytes[i]) { i += 1 }
+            let found: String
+            if i < bytes.count, bytes[i] == quote {
+                var unquoted: [UInt8] = []
+                i += 1
+                while i < bytes.count, bytes[i] != quote {
+                    if bytes[i] == backslash, i + 1 < bytes.count { i += 1 }
+                    unquoted.append(bytes[i])
+                    i += 1
+                }
+                while i < bytes.count, bytes[i] != semicolon { i += 1 }  // the closing quote, and anything after it
+                found = String(decoding: unquoted, as: UTF8.self)
+            } else {
+                let start = i
+                while i < bytes.count, bytes[i] != semicolon { i += 1 }
+                found = text(bytes[start..<i])
+            }
+            if key.caseInsensitiveEquals(name) { return found }
         }
         return nil
+    }
+
+    /// An RFC 8187 value (`UTF-8'en'%E2%82%AC%20rates.txt`) as text: UTF-8 or ISO-8859-1; nil for another charset,
+    /// a broken escape, or bytes that are not text in the charset named.
+    static func extendedValue(_ value: String) -> String? {
+        let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        let encoded = Array(parts[2].utf8)
+        var bytes: [UInt8] = []
+        var i = 0
+        while i < encoded.count {
+            guard encoded[i] == UInt8(ascii: "%") else {
+                bytes.append(encoded[i])
+                i += 1
+                continue
+            }
+            guard i + 3 <= encoded.count, let high = hexValue(encoded[i + 1]), let low = hexValue(encoded[i + 2]) else { return nil }
+            bytes.append(high << 4 | low)
+            i += 3
+        }
+        switch parts[0].lowercased() {
+        case "utf-8": return String(validating: bytes, as: UTF8.self)
+        case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        default: return nil
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }

@@ -82,6 +82,33 @@ import Testing
         #expect(MediaType.parameter("boundary", in: "text/plain") == nil)
     }
 
+    /// A quoted value keeps its `;` and `=` and loses its escapes (RFC 9110's quoted-string); wget reads them so.
+    /// Before, the value was cut at the first `;` and kept its opening quote: `"Q3 report`.
+    @Test func aQuotedValueIsReadWhole() {
+        #expect(MediaType.parameter("filename", in: "attachment; filename=\"Q3 report; final.pdf\"") == "Q3 report; final.pdf")
+        #expect(MediaType.parameter("filename", in: #"attachment; filename="say \"hi\".txt""#) == #"say "hi".txt"#)
+        #expect(MediaType.parameter("filename", in: #"attachment; filename="a=b.txt"; size=3"#) == "a=b.txt")
+        #expect(MediaType.parameter("size", in: #"attachment; filename="x;y"; size=3"#) == "3")
+        #expect(MediaType.parameter("filename", in: #"attachment; filename="unterminated"#) == "unterminated")
+        #expect(MediaType.parameter("filename", in: "attachment; name=x") == nil)
+        #expect(MediaType.parameter("filename", in: "attachment; filename = spaced.txt ") == "spaced.txt")
+    }
+
+    /// RFC 6266: `filename*` (RFC 8187's charset'language'percent-encoded) comes before `filename`, the fallback
+    /// for old clients; UTF-8 and ISO-8859-1 are read, anything else falls back.
+    @Test func theExtendedFileNameComesFirst() {
+        func name(_ disposition: String) -> String? {
+            Response(url: URL(string: "http://h/path/last")!, statusCode: 200, headers: ["Content-Disposition": disposition],
+                     expectedContentLength: 1).suggestedFilename
+        }
+        #expect(name("attachment; filename*=UTF-8''only.pdf") == "only.pdf")
+        #expect(name(#"attachment; filename="fallback.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf"#) == "résumé.pdf")
+        #expect(name("attachment; filename*=iso-8859-1'en'%E9t%E9.txt") == "été.txt")
+        #expect(name(#"attachment; filename*=KOI8-R''%F0%F2.txt; filename="plain.txt""#) == "plain.txt")
+        #expect(name("attachment; filename*=UTF-8''bad%FF.txt") == "last", "not UTF-8: the URL's name")
+        #expect(name("attachment") == "last")
+    }
+
     @Test func responseDerivedFields() {
         let r = Response(url: URL(string: "http://h/dir/file.bin")!, statusCode: 200,
                          headers: ["Content-Type": "Text/Plain; charset=latin1",
