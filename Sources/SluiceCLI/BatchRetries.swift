@@ -61,14 +61,15 @@ struct BatchRetries {
               let cause = RetryPolicy.Failure.of(error: error, response: task.response) else {
             return .finished(giveUp: nil)
         }
-        // Bytes on standard output cannot be taken back: such a URL is not retried.
-        guard keepsFiles || wasWithheld || !written.contains(position) else { return .finished(giveUp: nil) }
         let retriesMade = made[position] ?? 0
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         switch loop.policy.decide(after: cause, method: loop.method, retriesMade: retriesMade, elapsed: elapsed,
                                   now: RetryLoop.wallClock()) {
         case .giveUp(let why, _):
             return .finished(giveUp: why == .notRetried ? nil : why.description)
+        case .retry where !keepsFiles && !wasWithheld && written.contains(position):
+            // Bytes on standard output or a stream cannot be taken back: such a URL is not retried, and says so.
+            return .finished(giveUp: "not retried: its first bytes are already written")
         case .retry(let delay, let number, let of, let reason):
             made[position] = retriesMade + 1
             pending.insert(position)

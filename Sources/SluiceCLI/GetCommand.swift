@@ -287,9 +287,13 @@ struct GetCommand: ParsableCommand {
             } catch let failure as CLIFailure {
                 // A status's body is written only once no retry is left to make; the policy then says why.
                 let nothingWritten = delegate.withheldBody || task.countOfBytesReceived == 0 || delegate.error == nil
-                let cause = delegate.outputFailure == nil && nothingWritten
-                    ? RetryPolicy.Failure.of(error: delegate.error, response: delegate.response) : nil
-                throw AttemptFailure(failure: failure, cause: cause)
+                let failed = RetryPolicy.Failure.of(error: delegate.error, response: delegate.response)
+                if !nothingWritten, delegate.outputFailure == nil, retriesLeft, let failed, policy.isRetried(failed) {
+                    // Asked for, and not made: say why rather than leave --retry looking ignored.
+                    throw AttemptFailure(failure: CLIFailure(code: failure.code, message: failure.message
+                                                             + " (not retried: its first bytes are already written)"), cause: nil)
+                }
+                throw AttemptFailure(failure: failure, cause: delegate.outputFailure == nil && nothingWritten ? failed : nil)
             }
         }
     }

@@ -128,6 +128,23 @@ import Testing
         #expect(String(decoding: body, as: UTF8.self) == "flaky 503 (attempt 1)\n", "the last answer's body is written")
     }
 
+    /// Bytes already on a stream cannot be taken back, so a connection lost after them is not retried even when asked;
+    /// the failure says why instead of leaving `--retry` to look ignored.
+    @Test func aStreamThatWroteIsNotRetriedAndSaysWhy() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let fifo = dir.path + "/pipe"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let reader = StreamReader.fifo(fifo)
+        let path = flaky(100_000, "fail=1&drop=1000")
+        let failure = await runGet(["--retry", "2", "--retry-all-errors", server.url(path).absoluteString, "-o", fifo])
+        _ = await reader.finish(unblocking: fifo)
+        #expect(failure?.code == 1)
+        #expect(failure?.message.contains("not retried: its first bytes are already written") == true, "\(failure?.message ?? "nil")")
+        #expect(server.requestCount(path) == 1)
+    }
+
     @Test func aRetriedStreamGetsOnlyTheBodyThatSucceeded() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
