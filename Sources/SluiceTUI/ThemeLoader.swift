@@ -11,8 +11,13 @@ import Glibc
 public enum ThemeLoader {
     /// `nameOrPath`: a name looked up as NAME.toml in the theme directories, or a path to a file.
     public static func load(_ nameOrPath: String) throws(ThemeError) -> Theme {
+        try load(nameOrPath, from: directories())
+    }
+
+    /// The same, looking for a theme by name in `folders`; `default` is built in when none of them has it.
+    static func load(_ nameOrPath: String, from folders: [String]) throws(ThemeError) -> Theme {
         let isPath = nameOrPath.contains("/") || nameOrPath.hasSuffix(".toml")
-        let candidates = isPath ? [nameOrPath] : directories().map { "\($0)/\(nameOrPath).toml" }
+        let candidates = isPath ? [nameOrPath] : folders.map { "\($0)/\(nameOrPath).toml" }
         for path in candidates {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             guard let text = String(validating: data, as: UTF8.self) else {
@@ -21,6 +26,7 @@ public enum ThemeLoader {
             let name = isPath ? String(path.split(separator: "/").last ?? "") : nameOrPath
             return try ThemeParser.parse(text, name: name, file: path)
         }
+        if nameOrPath == "default" { return try ThemeParser.parse(BuiltInTheme.defaultText, name: "default", file: "(built in)") }
         let looked = isPath ? nameOrPath : candidates.joined(separator: ", ")
         throw ThemeError(file: nameOrPath, line: 0, message: "no such theme (looked in \(looked))")
     }

@@ -1,6 +1,6 @@
 // Theme files: the shipped ones parse completely; a broken one names its file and line.
 import Foundation
-import SluiceTUI
+@testable import SluiceTUI
 import Testing
 
 @Suite struct ThemeTests {
@@ -52,6 +52,16 @@ import Testing
             guard let e = error as? ThemeError else { return false }
             return e.file == "themes/bad.toml" && e.line == line && e.message.contains(message)
         }
+    }
+
+    /// A binary copied on its own finds no themes folder: its UI still opens in the default theme, the shipped
+    /// file's own (before: "no such theme", exit 1); other themes still need their files.
+    @Test func theDefaultThemeIsBuiltIn() throws {
+        let shipped = try String(contentsOfFile: themesDirectory() + "/default.toml", encoding: .utf8)
+        #expect(BuiltInTheme.defaultText == shipped, "themes/default.toml and the built-in copy differ")
+        let builtIn = try ThemeLoader.load("default", from: ["/nonexistent"])
+        #expect(builtIn.styles == (try ThemeLoader.load(themesDirectory() + "/default.toml")).styles && builtIn.name == "default")
+        #expect(throws: ThemeError.self) { try ThemeLoader.load("light", from: ["/nonexistent"]) }
     }
 
     @Test func aMissingThemeSaysWhereItLooked() {
