@@ -263,10 +263,11 @@ import Testing
             Issue.record("refused")
             return
         }
-        // Not for ever: a watchdog stops the run after 20 s, so that a run that waits says so and ends.
+        // Not for ever: a watchdog stops the run, so that a run that waits says so and ends. Generous: in a full
+        // ThreadSanitizer run on two cores other tests took 77 s, and a 20 s watchdog stopped a run that was fine.
         let stop = StopFlag()
         let watchdog = DispatchWorkItem { stop.set() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
         let (lines, run) = await offThePool {
             let lines = LinesBox()
             let run = app.runPlain(stop: stop) { lines.append($0) }
