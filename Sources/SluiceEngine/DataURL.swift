@@ -48,7 +48,8 @@ struct DataURL: Equatable {
         return out
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
+    /// A hexadecimal digit's value (also RFC 8187's percent escapes, in `MediaType.extendedValue`).
+    static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

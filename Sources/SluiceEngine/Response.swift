@@ -120,7 +120,7 @@ enum MediaType {
                 i += 1
                 continue
             }
-            guard i + 3 <= encoded.count, let high = hexValue(encoded[i + 1]), let low = hexValue(encoded[i + 2]) else { return nil }
+            guard i + 3 <= encoded.count, let high = DataURL.hexValue(encoded[i + 1]), let low = DataURL.hexValue(encoded[i + 2]) else { return nil }
             bytes.append(high << 4 | low)
             i += 3
         }
@@ -128,15 +128,6 @@ enum MediaType {
         case "utf-8": return String(validating: bytes, as: UTF8.self)
         case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
         default: return nil
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
         }
     }
 }

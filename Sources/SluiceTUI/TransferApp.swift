@@ -297,6 +297,7 @@ public final class TransferApp: Sendable {
         var retryShown: [Int] = []
         var lastPrint: UInt64 = 0
         var quitting = false
+        let parked = suspendedAtRestore.withLock { $0 }  // the restore ran before this run began
         // Woken by the first event after a drain rather than polling: the last task's end is seen at once. At
         // most a hundred passes a second (a pass looks at every row): the pause comes before the wait, so an event
         // in a quiet moment is taken at once. One pass every 100 ms for Ctrl-C.
@@ -324,7 +325,6 @@ public final class TransferApp: Sendable {
                 reported += repeatElement(false, count: rows.count - reported.count)
                 retryShown += repeatElement(0, count: rows.count - retryShown.count)
             }
-            let parked = suspendedAtRestore.withLock { $0 }
             // Left suspended by an earlier run, and nothing here resumes it: one line, and the run does not wait.
             func isParked(_ i: Int) -> Bool { rows[i].state == .suspended && rows[i].retry == nil && parked.contains(rows[i].id) }
             // A failed attempt printed as failed, and retried or placed again under another name: the next attempt
