@@ -144,12 +144,14 @@ struct DaemonProcessTests {
         let server = try DaemonServers.shared()
         try await withDaemon { fixture in
             let marker = fixture.root + "/hook.pid"
-            let hook = "echo $$ > '\(marker)'; exec sleep 30"
-            #expect(try await fixture.sluice(["daemon", "--on-complete", hook]).status == 0)
+            // Longer than a starved full run can take to get here (30 s was not: the hook had ended, and the daemon with it).
+            let hook = "echo $$ > '\(marker)'; exec sleep 600"
+            #expect(try await fixture.sluice(["daemon", "--on-complete", hook, "--hook-timeout", "600"]).status == 0)
             let added = try await fixture.sluice(["add", server.url("/bytes/1000").absoluteString])
             #expect(added.status == 0, "\(added.error)")
             try await fixture.waitUntil("the hook is running") { FileManager.default.fileExists(atPath: marker) }
             let hookPID = try #require(pid_t((try? String(contentsOfFile: marker, encoding: .utf8))?.filter(\.isNumber) ?? ""))
+            defer { kill(hookPID, SIGKILL) }  // whatever the test found, no sleep is left behind
             let daemon = try #require(fixture.daemonPID)
             kill(daemon, SIGTERM)
             try await fixture.waitUntil("the daemon stops serving") { !fixture.client.isAnswering }
