@@ -24,7 +24,8 @@ struct ConfigCommand: ParsableCommand {
     mutating func run() throws {
         var config = try file.load()
         try given.apply(to: &config)
-        StandardStreams.output(json ? try ConfigReport(config).json() + "\n" : ConfigReport(config).text())
+        let report = ConfigReport(config, lookedFor: ConfigFile.locate(named: file.path, environment: ProcessInfo.processInfo.environment)?.path)
+        StandardStreams.output(json ? try report.json() + "\n" : report.text())
     }
 }
 
@@ -91,11 +92,14 @@ struct ConfigReport: Encodable {
     }
     struct Host: Encodable { let host: String; let source: String; let settings: [Row] }
     let file: String?
+    /// Where sluice looked for a file when there was none (nil when it read one, or had nowhere to look).
+    let lookedFor: String?
     let settings: [Row]
     let hosts: [Host]
 
-    init(_ config: SluiceConfig) {
+    init(_ config: SluiceConfig, lookedFor: String? = nil) {
         file = config.path
+        self.lookedFor = config.path == nil ? lookedFor : nil
         func row<V>(_ key: String, _ s: Setting<V>) -> Row {
             let isText = s.value is String || s.value is String?
             return Row(key: key, value: Self.shown(s.value), source: s.source.description, quoted: isText)
@@ -131,7 +135,7 @@ struct ConfigReport: Encodable {
     }
 
     func text() -> String {
-        var out = "# config file: \(file.map(Sanitized.text) ?? "none")\n"
+        var out = "# config file: \(file.map(Sanitized.text) ?? "none" + (lookedFor.map { " (no " + Sanitized.text($0) + ")" } ?? ""))\n"
         func line(_ row: Row) -> String {
             let shown = row.value.map { row.quoted ? "\"" + Sanitized.text($0) + "\"" : Sanitized.text($0) } ?? "(unset)"
             let left = "\(row.key) = \(shown)"

@@ -5,6 +5,8 @@ import Glibc
 
 struct HeaderLineParser: Equatable {
     private(set) var statusCode: Int?
+    /// The status line's words after the code ("Not Found"); nil when there are none (HTTP/2 sends none).
+    private(set) var reasonPhrase: String?
     private(set) var fields = HTTPHeaders()
     /// True once the blank line ending a header block has been seen.
     private(set) var isComplete = false
@@ -25,6 +27,7 @@ struct HeaderLineParser: Equatable {
         if line.starts(with: Self.httpPrefix) {
             self = HeaderLineParser()
             statusCode = Self.status(ofStatusLine: line)
+            if statusCode != nil { reasonPhrase = Self.reason(ofStatusLine: line) }
             return
         }
         if line.isEmpty {
@@ -129,6 +132,17 @@ struct HeaderLineParser: Equatable {
         }
         guard digits == 3, i == line.count || line[i] == 32 else { return nil }
         return code >= 100 ? code : nil
+    }
+
+    /// What follows the code of a status line `status(ofStatusLine:)` accepted, trimmed; nil when blank. Short
+    /// phrases ("OK", "Not Found") make small strings, stored inline: no allocation a response.
+    static func reason(ofStatusLine line: UnsafeRawBufferPointer) -> String? {
+        guard let space = line.firstIndex(of: 32) else { return nil }
+        var i = space
+        while i < line.count, line[i] == 32 { i += 1 }
+        let afterCode = min(line.count, i + 3)
+        let phrase = text(line, afterCode, line.count)
+        return phrase.isEmpty ? nil : phrase
     }
 
     /// Fields of a CRLF-separated block (multipart part headers).

@@ -12,6 +12,9 @@ public struct Response: Sendable, Equatable, Codable {
     public let url: URL
     /// The HTTP status; nil for schemes without one (file:, data:).
     public let statusCode: Int?
+    /// The status line's words ("Not Found"), as the server sent them (not sanitized); nil for HTTP/2 and schemes
+    /// without a status.
+    public let reasonPhrase: String?
     public let headers: HTTPHeaders
     /// The announced body length, or `Response.unknownLength` (-1).
     public let expectedContentLength: Int64
@@ -20,9 +23,11 @@ public struct Response: Sendable, Equatable, Codable {
 
     public static let unknownLength: Int64 = -1
 
-    public init(url: URL, statusCode: Int?, headers: HTTPHeaders, expectedContentLength: Int64, part: Int? = nil) {
+    public init(url: URL, statusCode: Int?, reasonPhrase: String? = nil, headers: HTTPHeaders, expectedContentLength: Int64,
+                part: Int? = nil) {
         self.url = url
         self.statusCode = statusCode
+        self.reasonPhrase = reasonPhrase
         self.headers = headers
         self.expectedContentLength = expectedContentLength
         self.part = part

@@ -776,10 +776,11 @@ final class Transfer {
         if current != url { task.setCurrentURL(current) }
         if let part {
             expected = headers["Content-Length"].flatMap { Int64($0) } ?? Response.unknownLength
-            return Response(url: current, statusCode: headerParser.statusCode, headers: headers,
-                            expectedContentLength: expected, part: part)
+            return Response(url: current, statusCode: headerParser.statusCode, reasonPhrase: headerParser.reasonPhrase,
+                            headers: headers, expectedContentLength: expected, part: part)
         }
-        return Response(url: current, statusCode: headerParser.statusCode, headers: headers, expectedContentLength: expected)
+        return Response(url: current, statusCode: headerParser.statusCode, reasonPhrase: headerParser.reasonPhrase,
+                        headers: headers, expectedContentLength: expected)
     }
 
     private func multipartBoundary() -> String? {

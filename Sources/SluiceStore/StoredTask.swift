@@ -43,6 +43,9 @@ public struct StoredTask: Sendable, Equatable {
     public var statusCode: Int?
     /// Short text: "saved", "404 Not Found", "cancelled"...
     public var outcome: String?
+    /// The file the task saved: its destination once the outcome is "saved"; nil for one that saved none (the
+    /// destination of a failed download is where it was to go).
+    public var savedFile: String? { outcome == "saved" ? destination : nil }
     public var error: String?
     public var attempts: Int
     /// A summary of the delegate timeline, one line per event.

@@ -43,7 +43,8 @@ public enum Renderer {
         let counts = model.counts
         var text = " Sluice" + (ui.attachedTo.map { " @ daemon " + Sanitized.text($0) } ?? "") + "  \(model.rows.count) task\(model.rows.count == 1 ? "" : "s") · \(counts.active) active"
         if counts.queued > 0 { text += " · \(counts.queued) queued" }
-        if counts.failed > 0 { text += " · \(counts.failed) failed" }
+        if counts.failed > 0 { text += " · \(counts.failed) failed" }  // before suspended: a narrow title keeps it
+        if counts.suspended > 0 { text += " · \(counts.suspended) suspended" }
         if total > 0 { text += " · " + ByteCountText.rate(total) }
         if let limit = model.sessionRateLimit { text += " (limit " + ByteCountText.rate(Double(limit)) + ")" }
         // The whole list, once it is more than one: how many have ended and when the rest will have (a message for

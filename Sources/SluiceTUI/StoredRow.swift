@@ -161,7 +161,7 @@ enum StoredRow {
         row.bytes = task.bytesReceived
         row.expected = task.bytesExpected ?? -1
         row.status = task.statusCode
-        if task.destination != nil, task.outcome == "saved" { row.savedPath = task.destination }
+        if let saved = task.savedFile { row.savedPath = saved }
         switch task.state {
         case .cancelled: row.outcome = .cancelled
         case .failed where task.error != nil:

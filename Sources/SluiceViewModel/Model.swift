@@ -71,13 +71,14 @@ public struct Model: Equatable, Sendable {
         return count
     }
 
-    /// For the title line: tasks that have started and not completed, tasks waiting for their turn, and failures
-    /// (an HTTP status of 400 or more included).
-    public var counts: (active: Int, queued: Int, failed: Int) {
-        var c = (active: 0, queued: 0, failed: 0)
+    /// For the title line: tasks under way (running, or waiting for a retry), tasks the user suspended, tasks
+    /// waiting for their turn, and failures (an HTTP status of 400 or more included).
+    public var counts: (active: Int, suspended: Int, queued: Int, failed: Int) {
+        var c = (active: 0, suspended: 0, queued: 0, failed: 0)
         for i in rows.indices {
             switch rows[i].state {
             case .suspended where !rows[i].hasStarted: c.queued += 1
+            case .suspended where rows[i].retry == nil: c.suspended += 1
             case .completed: if rows[i].isFailed { c.failed += 1 }
             default: c.active += 1
             }

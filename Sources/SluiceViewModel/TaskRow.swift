@@ -94,7 +94,8 @@ public struct TaskRow: Equatable, Sendable, Codable {
             switch outcome {
             case .failed: return "failed"
             case .cancelled: return "cancelled"
-            case .finished, nil: return "finished"  // an HTTP error too: it came whole; the row says which status
+            // A data task's error page came whole (the row says which status); a download of one saved nothing.
+            case .finished, nil: return kind == .download && httpFailure != nil ? "failed" : "finished"
             }
         }
     }

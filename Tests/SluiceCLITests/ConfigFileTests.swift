@@ -223,6 +223,18 @@ import Testing
         #expect(throws: CLIFailure.self) { try GivenSettings.parse(["--split", "99"]).apply(to: &bad) }
     }
 
+    /// Without a file, `sluice config` says where it looked, so that a user knows where to write one.
+    @Test func withoutAFileConfigSaysWhereItLooked() throws {
+        let home = ["HOME": "/home/u"]
+        let looked = try #require(ConfigFile.locate(named: nil, environment: home)).path
+        let text = ConfigReport(SluiceConfig(), lookedFor: looked).text()
+        #expect(text.hasPrefix("# config file: none (no /home/u/.config/sluice/config.toml)\n"), "\(text)")
+        let json = try ConfigReport(SluiceConfig(), lookedFor: looked).json()
+        #expect(json.contains("\"lookedFor\":\"\\/home\\/u\\/.config\\/sluice\\/config.toml\"") || json.contains("\"lookedFor\":\"/home/u/.config/sluice/config.toml\""), "\(json)")
+        let named = try SluiceConfig.parse("jobs = 2\n", file: "/etc/x.toml")
+        #expect(ConfigReport(named, lookedFor: "/etc/x.toml").text().hasPrefix("# config file: /etc/x.toml\n"))
+    }
+
     @Test func aRuleHeaderIsAddedUnlessMinusHNamesIt() throws {
         let config = try SluiceConfig.parse("[hosts.\"h.org\"]\nuser-agent = \"rule-agent\"\nheaders = { X-A = \"rule\", X-Gone = \"rule\" }\n", file: "f")
         let command = try GetCommand.parse(["http://h.org/", "-H", "x-a: typed", "-H", "X-Gone:"])

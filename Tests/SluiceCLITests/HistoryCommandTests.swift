@@ -50,6 +50,21 @@ import Testing
         #expect(widths.count == 1, "the URL column is aligned:\n\(lines.joined(separator: "\n"))")
     }
 
+    /// The last column says where a file was saved: a download that failed names no file, though the store keeps
+    /// where it was meant to go.
+    @Test func aFailedDownloadNamesNoSavedFile() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let environment = ["XDG_STATE_HOME": dir.path + "/state", "HOME": dir.path + "/home"]
+        let store = try TaskStore(directory: TaskStore.defaultDirectory(environment: environment))
+        _ = try store.insert(StoredTask(
+            url: "https://mirror.test/gone.iso", kind: .download, state: .failed, destination: "/downloads/gone.iso",
+            partialPath: "/downloads/gone.iso.sluice-part", bytesReceived: 11, createdAt: 1_763_900_000,
+            endedAt: 1_763_900_001, statusCode: 404, outcome: "HTTP 404"))
+        let lines = try history([], environment).lines
+        #expect(lines.count == 1 && lines[0].hasSuffix("https://mirror.test/gone.iso  -"), "\(lines)")
+    }
+
     @Test func textSearchesURLsAndDestinations() throws {
         let (dir, environment, ids) = try makeHistory()
         defer { dir.remove() }

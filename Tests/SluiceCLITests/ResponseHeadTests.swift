@@ -16,6 +16,16 @@ import Testing
         #expect(ResponseHead.text(of: response, networkProtocol: nil).hasPrefix("HTTP/1.1 404\r\n"))
     }
 
+    /// As curl prints it: "HTTP/1.1 404 Not Found", the phrase sanitized; HTTP/2 has none.
+    @Test func theReasonPhraseFollowsTheStatus() {
+        let response = Response(url: url, statusCode: 404, reasonPhrase: "Not \u{1B}[2JFound", headers: HTTPHeaders(),
+                                expectedContentLength: 0)
+        let line = ResponseHead.text(of: response, networkProtocol: "http/1.1").split(separator: "\r\n").first.map(String.init)
+        #expect(line == "HTTP/1.1 404 Not \\x1b[2JFound")
+        #expect(ResponseHead.text(of: Response(url: url, statusCode: 200, reasonPhrase: "OK", headers: HTTPHeaders(), expectedContentLength: 0),
+                                  networkProtocol: "http/1.1").hasPrefix("HTTP/1.1 200 OK\r\n"))
+    }
+
     @Test func aFieldsEscapeSequenceIsNotWritten() {
         let response = Response(url: url, statusCode: 200, headers: HTTPHeaders([("X-Evil", "a\u{1B}]0;pwned\u{07}b")]),
                                 expectedContentLength: 0)

@@ -10,6 +10,7 @@ import Testing
             p.feed(line: line)
         }
         #expect(p.statusCode == 206)
+        #expect(p.reasonPhrase == "Partial Content")
         #expect(p.fields["content-type"] == "text/plain")
         #expect(p.fields["X-A"] == "1, 2")
         #expect(p.isComplete)
@@ -27,6 +28,21 @@ import Testing
         #expect(headers["VARY"] == "a, b" && headers["x"] == "1" && headers["Y"] == nil)
     }
 
+    /// curl -I prints the status line's words; a blank or missing phrase (RFC 9112 allows both) is none.
+    @Test func theReasonPhraseIsKeptAsSent() {
+        func phrase(_ line: String) -> String? {
+            var p = HeaderLineParser()
+            p.feed(line: line)
+            return p.reasonPhrase
+        }
+        #expect(phrase("HTTP/1.1 404 Not Found\r\n") == "Not Found")
+        #expect(phrase("HTTP/1.1 200  OK  \r\n") == "OK")
+        #expect(phrase("HTTP/1.1 200 \r\n") == nil)
+        #expect(phrase("HTTP/1.1 200\r\n") == nil)
+        #expect(phrase("HTTP/1.1 418 I'm a teapot, really a very long one\r\n") == "I'm a teapot, really a very long one")
+        #expect(phrase("HTTP/1.1 abc Nope\r\n") == nil, "no status, no phrase")
+    }
+
     @Test func aNewStatusLineStartsOver() {
         var p = HeaderLineParser()
         p.feed(line: "HTTP/1.1 302 Found\r\n")
@@ -35,6 +51,7 @@ import Testing
         p.feed(line: "HTTP/2 200\r\n")
         p.feed(line: "A: b\r\n")
         #expect(p.statusCode == 200)
+        #expect(p.reasonPhrase == nil, "HTTP/2 has no reason phrase; the 302's is gone with its block")
         #expect(p.fields["Location"] == nil)
         #expect(p.fields["A"] == "b")
         #expect(!p.isComplete)

@@ -98,9 +98,21 @@ import Testing
         row.status = 503
         #expect(row.failureWords == ["HTTP 503"])
         #expect(row.isFailed)
-        #expect(row.stateWord == "finished")
+        #expect(row.stateWord == "finished", "a data task's body came whole; its failure column says the status")
         row.status = 200
         #expect(row.failureWords == nil && !row.isFailed)
+    }
+
+    /// A download answered with an error status saved nothing: it failed, as the store, `ls --json`'s outcome and the
+    /// exit status (22) say.
+    @Test func aDownloadAnsweredWithAnErrorStatusFailed() {
+        var row = TaskRow(id: 1, url: "http://h/x", kind: .download, at: 0)
+        row.state = .completed
+        row.outcome = .finished
+        row.status = 404
+        #expect(row.stateWord == "failed")
+        row.status = 200
+        #expect(row.stateWord == "finished")
     }
 
     @Test func aRefusedResumeShowsTheServersStatusNotTheFirstAttempts() throws {
@@ -127,6 +139,8 @@ import Testing
         m.apply(.engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: 1, event: .stateChanged(.running))))
         m.apply(.engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: 2, event: .stateChanged(.suspended))))
         #expect(m.row(1)?.stateWord == "suspended", "suspended by the user, not waiting for its turn")
-        #expect(m.counts.active == 1 && m.counts.queued == 1)
+        #expect(m.counts.active == 0 && m.counts.suspended == 1 && m.counts.queued == 1, "\(m.counts)")
+        m.apply(.engine(TaskEventRecord(taskIdentifier: 2, uptimeNanoseconds: 3, event: .stateChanged(.running))))
+        #expect(m.counts.active == 1 && m.counts.suspended == 1 && m.counts.queued == 0, "\(m.counts)")
     }
 }
