@@ -206,6 +206,25 @@ public final class TaskStore: Sendable {
         if mustSchedule { scheduleWrite() }
     }
 
+    /// Gives back reserved ids that were never handed out (the end of the last reservation, as a run ends), so
+    /// that the next run's ids go on from the last one used instead of jumping past them. Only while the
+    /// sequence still ends at them (no store reserved or inserted past them) and no row has one of them; after
+    /// everything queued is written. True when they were given back.
+    @discardableResult
+    public func giveBack(_ ids: Range<Int64>) -> Bool {
+        guard !ids.isEmpty else { return false }
+        flush()
+        let given = (try? write { side -> (Bool, Int) in
+            let sequence = try side.connection.int64("SELECT seq FROM sqlite_sequence WHERE name = 'task'") ?? 0
+            let largest = try side.connection.int64("SELECT coalesce(max(id), 0) FROM task") ?? 0
+            guard sequence == ids.upperBound - 1, largest < ids.lowerBound else { return (false, 0) }
+            try side.connection.cached("UPDATE sqlite_sequence SET seq = ? WHERE name = 'task'").run([.integer(ids.lowerBound - 1)])
+            return (true, 0)
+        }) ?? false
+        if given { writer.sync { writeSide.withLock { side in for id in ids { side.unwritten.remove(id) } } } }
+        return given
+    }
+
     /// Queues the row's removal for the next batch.
     public func remove(id: Int64) {
         queue(.remove, for: id)

@@ -201,10 +201,16 @@ final class StoreKeeper: Sendable {
         store.remove(id: Int64(id))
     }
 
-    /// Quitting: what the rows show from here on (cancelled by the quit) is not what they are.
+    /// Quitting: what the rows show from here on (cancelled by the quit) is not what they are. The ids reserved
+    /// and not given to a row go back, so that the next run numbers on from this one's last.
     func stop() {
         state.withLock { $0.stopped = true }
         store.flush()
+        let unused = reserved.withLock { ids -> Range<Int64> in
+            defer { ids = ids.upperBound..<ids.upperBound }
+            return ids
+        }
+        store.giveBack(unused)
     }
 
     /// Seconds since 1970, as the store keeps times.

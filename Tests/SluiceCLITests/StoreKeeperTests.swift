@@ -10,6 +10,20 @@ import SluiceViewModel
 import Testing
 
 @Suite struct StoreKeeperTests {
+    /// Task ids go on from run to run: the ids a run reserved and never gave a row go back when it stops (they
+    /// jumped by 256 a run: #1, then #257).
+    @Test func theNextRunNumbersOnFromTheLastRowOfThisOne() throws {
+        let state = try Scratch()
+        defer { state.remove() }
+        let store = try TaskStore(directory: state.path)
+        let first = StoreKeeper(store: store, deferral: 0, start: 0)
+        let ids = [first.allocate(), first.allocate()].compactMap { $0 }
+        #expect(ids == [1, 2])
+        first.stop()
+        let next = StoreKeeper(store: try TaskStore(directory: state.path), deferral: 0, start: 0)
+        #expect(next.allocate() == 3)
+    }
+
     @Test func theStoredTimelineIsAlwaysTheRowsWholeTimeline() throws {
         let state = try Scratch()
         defer { state.remove() }

@@ -34,6 +34,35 @@ import Testing
         #expect(try store.insert(StoredTask(url: "http://h/", createdAt: 1)).id == 3)
     }
 
+    /// A run reserves 256 ids and uses two: the rest go back when it ends, so the next run's first task is #3,
+    /// not #257. Only ids never handed out, and only while no other store has reserved past them.
+    @Test func idsNeverHandedOutAreGivenBackForTheNextRun() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let a = try TaskStore(directory: dir.path, batchInterval: 3600)
+        let ids = try a.reserveIDs(256)
+        #expect(ids == 1..<257)
+        for id in ids.prefix(2) { a.update(StoredTask(id: id, url: "http://h/\(id)", createdAt: 1)) }
+        #expect(a.giveBack(ids.dropFirst(2)), "nothing reserved past them")
+        #expect(try TaskStore(directory: dir.path).reserveIDs(1) == 3..<4)
+        #expect(try a.all().map(\.id) == [1, 2], "the rows written before are kept")
+    }
+
+    @Test func idsAreKeptWhenAnotherStoreReservedPastThemOrOneWasWritten() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let a = try TaskStore(directory: dir.path, batchInterval: 3600)
+        let b = try TaskStore(directory: dir.path, batchInterval: 3600)
+        let first = try a.reserveIDs(10)
+        _ = try b.reserveIDs(5)
+        #expect(!a.giveBack(first.dropFirst()), "b's ids lie past them: giving them back would hand out 2-10 again")
+        #expect(try TaskStore(directory: dir.path).reserveIDs(1) == 16..<17)
+        let second = try a.reserveIDs(10)
+        a.update(StoredTask(id: second.upperBound - 1, url: "http://h/last", createdAt: 1))
+        #expect(!a.giveBack(second), "one of them names a row")
+        #expect(try TaskStore(directory: dir.path).reserveIDs(1) == 27..<28)
+    }
+
     @Test func twoStoresReservingAtOnceNeverShareAnID() async throws {
         let dir = try Scratch()
         defer { dir.remove() }
