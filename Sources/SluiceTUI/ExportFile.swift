@@ -8,7 +8,7 @@ import SluiceViewModel
 enum ExportFile {
     /// The path written, or why nothing was.
     static func write(_ text: String, into directory: String, name: String, suffix: String) -> Result<String, PlacementError> {
-        let stem = SafeFileName.sanitize(name)
+        let stem = SafeFileName.clean(name) ?? "flow"
         let bytes = Array(text.utf8)
         for attempt in 0..<10_000 {
             let path = directory + "/" + stem + (attempt == 0 ? "" : ".\(attempt)") + suffix

@@ -97,7 +97,7 @@ extension TransferApp {
     private func place(url: URL, _ destination: DownloadDestination) -> Result<DownloadCompanions.Claim, AddError> {
         switch destination {
         case .directory(let directory):
-            let suggested = TaskName.of(url: url.absoluteString)
+            let suggested = TaskName.fileName(of: url.absoluteString)
             let key = directory + "/" + SafeFileName.sanitize(suggested)
             let first = nextNameAttempt.withLock { $0[key] ?? 0 }
             return DownloadCompanions.claim(in: directory, suggested: suggested, url: url.absoluteString, from: first,

@@ -2,9 +2,10 @@
 // no path separators, no `..`, no hidden or control characters, and never an existing file's name.
 
 public enum SafeFileName {
-    /// The last path component of `suggested`, cleaned; "download" when nothing usable is left.
+    /// The last path component of `suggested`, cleaned; "index.html" when nothing usable is left, as wget and
+    /// aria2 name what a URL like `http://host/` returns.
     public static func sanitize(_ suggested: String?) -> String {
-        suggested.flatMap(clean) ?? "download"
+        suggested.flatMap(clean) ?? "index.html"
     }
 
     /// The last path component of `raw` without control characters, bidi overrides or leading dots; nil when
@@ -13,7 +14,7 @@ public enum SafeFileName {
         // A plain ASCII name (most URLs' last segments) is already clean: no separator, control character, leading
         // dot or space, trailing space, and short enough. Returned as it is; anything else takes the full walk.
         let bytes = raw.utf8
-        if let first = bytes.first, let last = bytes.last, bytes.count <= 200, first != UInt8(ascii: "."),
+        if let first = bytes.first, let last = bytes.last, bytes.count <= maximumBytes, first != UInt8(ascii: "."),
            first != UInt8(ascii: " "), last != UInt8(ascii: " "),
            bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }) {
             return raw
@@ -35,8 +36,20 @@ public enum SafeFileName {
         var name = String(scalars).trimmingCharacters(" ")
         while name.hasPrefix(".") { name.removeFirst() }  // no "..", no hidden file
         name = name.trimmingCharacters(" ")
-        while name.utf8.count > 200 { name.removeLast() }
+        if name.utf8.count > maximumBytes { name = shortened(name) }
         return name.isEmpty ? nil : name
+    }
+
+    /// File systems take 255 bytes a name; room is left for `.sluice-part` and a `.N` of a taken name.
+    static let maximumBytes = 200
+
+    /// `name` cut to `maximumBytes`, its extension kept (up to 16 bytes after the last dot): the stem is shortened.
+    static func shortened(_ name: String) -> String {
+        let dot = name.lastIndex(of: ".")
+        let suffix = dot.map { String(name[$0...]) }.flatMap { (2...16).contains($0.utf8.count) ? $0 : nil } ?? ""
+        var stem = String(name.dropLast(suffix.count))
+        while !stem.isEmpty, stem.utf8.count + suffix.utf8.count > maximumBytes { stem.removeLast() }
+        return stem + suffix
     }
 
     /// `name`, then `name.1`, `name.2`...: the candidates tried in turn until one can be created.

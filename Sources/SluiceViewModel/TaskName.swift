@@ -15,6 +15,12 @@ public enum TaskName {
         return (name(of: parts, url: url), host(of: parts))
     }
 
+    /// The file name the URL's path gives (its last segment decoded and cleaned); nil when it names none
+    /// (`http://host/`): a download is then saved under `SafeFileName.sanitize`'s default, never the host's name.
+    public static func fileName(of url: String) -> String? {
+        URLParts(url).lastSegment.flatMap { SafeFileName.clean(percentDecoded($0)) }
+    }
+
     private static func name(of parts: URLParts, url: String) -> String {
         if let segment = parts.lastSegment.flatMap({ SafeFileName.clean(percentDecoded($0)) }) { return segment }
         if let host = parts.host, !host.isEmpty { return Sanitized.text(host) }

@@ -28,6 +28,30 @@ import Testing
         #expect(TaskName.host(of: "file:///tmp/x") == nil)
     }
 
+    /// A download's file is named by the URL's path only: a URL that names no file is saved as index.html, as wget
+    /// and aria2 save it, whether by `get -O` or `-d` (the row is still called by its host).
+    @Test func aURLThatNamesNoFileIsSavedAsIndexHTML() {
+        #expect(TaskName.fileName(of: "https://example.org:8443/") == nil)
+        #expect(TaskName.fileName(of: "https://example.org/..") == nil)
+        #expect(TaskName.fileName(of: "https://example.org/a/My%20File.iso?x=1") == "My File.iso")
+        #expect(SafeFileName.sanitize(TaskName.fileName(of: "https://example.org/")) == "index.html")
+        #expect(SafeFileName.sanitize(nil) == "index.html" && SafeFileName.sanitize("..") == "index.html")
+    }
+
+    /// A name cut to 200 bytes keeps its extension, so that the saved file still opens with the right program.
+    @Test func aLongNameIsCutBeforeItsExtension() {
+        let long = String(repeating: "a", count: 300) + ".tar.gz"
+        let cut = SafeFileName.sanitize(long)
+        #expect(cut.utf8.count == 200 && cut.hasSuffix("aaa.gz"), "\(cut)")
+        let noExtension = String(repeating: "b", count: 250)
+        #expect(SafeFileName.sanitize(noExtension) == String(repeating: "b", count: 200))
+        let wide = String(repeating: "例", count: 100) + ".pdf"  // 3 bytes each: cut on a character
+        let cutWide = SafeFileName.sanitize(wide)
+        #expect(cutWide.utf8.count <= 200 && cutWide.hasSuffix("例.pdf"), "\(cutWide)")
+        let oddDot = String(repeating: "c", count: 220) + ".this-is-no-extension-at-all"
+        #expect(SafeFileName.sanitize(oddDot).utf8.count == 200)
+    }
+
     @Test func aQualifiedNameAddsTheQuery() {
         #expect(TaskName.qualified("drip", url: "http://h/drip?a=1&name=x%20y.bin#frag") == "drip?a=1&name=x y.bin")
         #expect(TaskName.qualified("f.bin", url: "http://h/f.bin#x") == "f.bin")
