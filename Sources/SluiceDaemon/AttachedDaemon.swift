@@ -120,8 +120,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         }
     }
 
-    public func forget(_ id: Int) {
-        _ = request("DELETE", "/tasks/\(id)")
+    @discardableResult public func forget(_ id: Int) -> String? {
+        request("DELETE", "/tasks/\(id)")
     }
 
     /// The daemon deletes the file it saved (it knows where), as the UI's own purge does.

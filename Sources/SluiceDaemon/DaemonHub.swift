@@ -248,19 +248,25 @@ public final class DaemonHub: Sendable {
     /// Removes a finished row, from the history too; `purge` deletes its file as well.
     public func remove(_ id: Int, purge: Bool = false) -> DaemonReply {
         drain()
+        let (refusal, message) = removeRow(id, purge: purge)
+        if let refusal { return refusal }
+        return DaemonReply(200, "{\"id\":\(id),\"removed\":true" + (message.map { ",\"message\":" + JSONText.quote($0) } ?? "") + "}")
+    }
+
+    /// `remove` once drained: a refusal, or what was done worth saying (a file deleted, a partial file kept).
+    private func removeRow(_ id: Int, purge: Bool) -> (refusal: DaemonReply?, message: String?) {
         let refusal = state.withLock { s -> DaemonReply? in
             guard let row = s.model.row(id) else { return .error(404, "no task #\(id)") }
             guard row.isFinished else { return .error(409, "#\(id) is \(row.stateWord): cancel it before removing it") }
             return nil
         }
-        if let refusal { return refusal }
+        if let refusal { return (refusal, nil) }
         let saved = state.withLock { $0.model.row(id)?.savedPath }
-        let message = purge ? app.purge(id, savedPath: saved) : nil
-        if !purge { app.forget(id) }
+        let message = purge ? app.purge(id, savedPath: saved) : app.forget(id)
         _ = state.withLock { $0.model.remove(id) }
         tellAttached(.removed(id))
         logger.info("\(message ?? "removed #\(id)")")
-        return DaemonReply(200, "{\"id\":\(id),\"removed\":true" + (message.map { ",\"message\":" + JSONText.quote($0) } ?? "") + "}")
+        return (nil, message)
     }
 
     /// A new URL for a stopped, failed or queued download (`sluice refresh`); the reply once the new URL is checked.
@@ -280,12 +286,14 @@ public final class DaemonHub: Sendable {
         }
     }
 
-    /// Every ended row removed (the UI's `C`); their ids.
+    /// Every ended row removed (the UI's `C`); their ids, and a message naming the partial files kept.
     func clearEnded() -> DaemonReply {
         drain()
         let ended = state.withLock { $0.model.rows.filter(\.isFinished).map(\.id) }
-        for id in ended { _ = remove(id) }
-        return DaemonReply(200, "{\"removed\":[" + ended.map(String.init).joined(separator: ",") + "]}")
+        let notes = ended.compactMap { removeRow($0, purge: false).message }
+        var message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
+        if !notes.isEmpty { message += "\n" + notes.joined(separator: "\n") }
+        return DaemonReply(200, "{\"removed\":[" + ended.map(String.init).joined(separator: ",") + "],\"message\":" + JSONText.quote(message) + "}")
     }
 
     /// Pause all / resume all (the UI's `P` and `R`).

@@ -8,8 +8,9 @@ public protocol InterfaceDriver: AnyObject {
     func drain(into model: inout Model, flows: inout FlowLog) -> Bool
     /// Carries out an intent; a message for the user (why not, or what now holds), or nil.
     func perform(_ intent: Intent) -> String?
-    /// A completed row the user removed (`x`), already gone from the model.
-    func forget(_ id: Int)
+    /// A completed row the user removed (`x`), already gone from the model; a message when it left bytes behind
+    /// (a failed download's partial file, kept for an add of the same URL to go on from), else nil.
+    @discardableResult func forget(_ id: Int) -> String?
     /// Writes the file `export` asks for; a message saying where, or why not.
     func perform(_ export: Export, model: Model, flows: FlowLog) -> String
     /// A split download's ranges as they stand (nil when there is nothing to sample here).

@@ -78,7 +78,7 @@ public enum InterfaceLoop {
                     case .intent(let intent):
                         if let message = driver.perform(intent) { ui.message = message }
                     case .forget(let id):
-                        driver.forget(id)
+                        if let note = driver.forget(id) { ui.message = note }
                         flows.forget(id)
                     case .export(let export):
                         ui.message = driver.perform(export, model: model, flows: flows)

@@ -221,9 +221,12 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     func managed(_ id: Int) -> ManagedTask? { state.withLock { $0.rows[id] } }
 
     /// A completed task's row is gone: nothing refers to it any more.
-    func forget(_ id: Int) {
+    /// The row is gone from the list: its companions, which stay on disk (nil for a data task).
+    func forget(_ id: Int) -> DownloadCompanions? {
         state.withLock { s in
-            if let task = s.rows.removeValue(forKey: id)?.task { s.rowOfTask[task.taskIdentifier] = nil }
+            guard let row = s.rows.removeValue(forKey: id) else { return nil }
+            s.rowOfTask[row.task.taskIdentifier] = nil
+            return row.companions
         }
     }
 

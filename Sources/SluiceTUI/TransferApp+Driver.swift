@@ -6,9 +6,12 @@ import SluiceEngine
 import SluiceViewModel
 
 extension TransferApp: InterfaceDriver {
-    public func forget(_ id: Int) {
-        delegate.forget(id)
+    @discardableResult public func forget(_ id: Int) -> String? {
+        let companions = delegate.forget(id)
         keeper?.remove(id)
+        var info = stat()
+        guard let partial = companions?.partialPath, lstat(partial, &info) == 0 else { return nil }
+        return "removed #\(id); its partial file \(Sanitized.text(partial)) is kept: adding the URL again goes on from it"
     }
 
     /// A split download's ranges as they stand; nil for anything else.

@@ -249,6 +249,28 @@ import Testing
         #expect(ended == PlainRun(ended: 1, failed: 1, errorStatuses: 0))
     }
 
+    /// Removing a failed download from the list (`x`, `sluice rm`) keeps the bytes it got, and says where: an add of
+    /// the same URL goes on from them. The row was removed without a word, and the files looked orphaned.
+    @Test func removingAFailedDownloadSaysItsPartialFileIsKept() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, retries: RetryPolicies(downloads: nil))
+        guard case .success(let failed) = app.add(server.url("/bytes/5000?drop=1000&t=\(UInt32.random(in: 0...UInt32.max))").absoluteString, kind: .download),
+              case .success(let saved) = app.add(server.url("/bytes/300?name=whole.bin").absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(await ranToTheEnd(app).run.failed == 1)
+        let partial = dir.path + "/5000.sluice-part"
+        #expect(FileManager.default.fileExists(atPath: partial))
+        let note = app.forget(failed)
+        #expect(note == "removed #\(failed); its partial file \(partial) is kept: adding the URL again goes on from it",
+                "\(note ?? "no note")")
+        #expect(FileManager.default.fileExists(atPath: partial))
+        #expect(app.forget(saved) == nil, "a saved download left nothing to say")
+    }
+
     /// A download an earlier run left suspended stays suspended (only the UI's `r` resumes it), and a plain run, which
     /// has no keys, says so once and ends with its own tasks instead of waiting for it for ever.
     @Test func aPlainRunDoesNotWaitForADownloadLeftSuspended() async throws {
