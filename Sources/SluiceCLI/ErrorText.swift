@@ -18,7 +18,13 @@ enum ErrorText {
         case .cancelled: lead = "cancelled"
         case .timedOut: lead = "timed out talking to \(place)"
         case .cannotFindHost: lead = "cannot find host \(url.host ?? place)"
-        case .cannotConnectToHost: lead = "cannot connect to \(place)"
+        case .cannotConnectToHost:
+            // libcurl names what it could not reach; another host or port than the URL's is the proxy.
+            if let (host, port) = connectTarget(error.message), host != url.host || port != url.port ?? defaultPort(url) {
+                lead = "cannot connect to the proxy \(host):\(port) (for \(place))"
+            } else {
+                lead = "cannot connect to \(place)"
+            }
         case .networkConnectionLost: lead = "connection to \(place) lost"
         case .badServerResponse: lead = "bad response from \(place)"
         case .secureConnectionFailed: lead = "TLS failure with \(place)"
@@ -39,5 +45,20 @@ enum ErrorText {
         default: lead = error.code.rawValue
         }
         return "\(lead): \(error.message)"
+    }
+
+    /// The host and port of libcurl's "Failed to connect to HOST port PORT after N ms: ...", if it says so.
+    static func connectTarget(_ message: String) -> (host: String, port: Int)? {
+        let words = message.split(separator: " ", omittingEmptySubsequences: true)
+        guard let connect = words.firstIndex(of: "connect"), connect >= 2, words[connect - 2] == "Failed",
+              connect + 4 < words.count, words[connect + 1] == "to", words[connect + 3] == "port" else { return nil }
+        let at = connect + 1
+        let port = words[at + 3].prefix { $0.isNumber }
+        guard let number = Int(port) else { return nil }
+        return (String(words[at + 1]), number)
+    }
+
+    private static func defaultPort(_ url: URL) -> Int {
+        url.scheme?.lowercased() == "https" ? 443 : 80
     }
 }

@@ -200,7 +200,8 @@ struct GetCommand: ParsableCommand {
         let retries = RetryLoop(policy: try retryOptions.policy(savesFiles: false), method: prepared.method, traceStart: traceStart)
         let downloadRetries = RetryLoop(policy: try retryOptions.policy(savesFiles: true), method: prepared.method,
                                         traceStart: traceStart)
-        if targets.count > 1 || outputDir != nil {
+        let output = Self.output(output, in: outputDir)
+        if targets.count > 1 || outputDir != nil && output == nil {
             if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
             let batchRetries = outputDir == nil ? retries : downloadRetries
             return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries,
@@ -232,6 +233,13 @@ struct GetCommand: ParsableCommand {
                 }
             }
         }
+    }
+
+    /// -o's file inside --output-dir, as curl places it: a relative name goes there; an absolute one and `-` stand
+    /// as given.
+    static func output(_ output: String?, in directory: String?) -> String? {
+        guard let output, let directory, output != "-", !output.hasPrefix("/") else { return output }
+        return directory + "/" + output
     }
 
     /// A globbed URL with -o naming #1, #2...: each URL into its own file, one after another as curl does; a
@@ -448,7 +456,7 @@ struct GetCommand: ParsableCommand {
         var directory: String?
         if let outputDir {
             if curlScript.createDirs { try CurlScriptOptions.makeDirectories(outputDir) }
-            let resolved = try OutputFile(outputDir + "/x").directory  // the same checks as -o's directory
+            let resolved = try OutputFile.checkedDirectory(outputDir, writing: "the downloads")  // as -o's directory
             configuration.downloadDirectory = resolved
             directory = resolved
         }

@@ -36,21 +36,27 @@ struct OutputFile {
             let dir = String(path[..<slash])
             given = dir.isEmpty ? "/" : dir
         }
-        // Absolute, so that resume data still finds the partial file from another working directory.
-        directory = realpath(given, nil).map { resolved in
+        directory = try Self.checkedDirectory(given, writing: name)
+    }
+
+    /// `given` made absolute (so that resume data still finds the partial file from another working directory),
+    /// once it is a directory sluice may write in; `what` (sanitized) names what was to be written there.
+    static func checkedDirectory(_ given: String, writing what: String) throws(CLIFailure) -> String {
+        let directory = realpath(given, nil).map { resolved in
             defer { free(resolved) }
             return String(cString: resolved)
         } ?? given
         var info = stat()
         guard stat(directory, &info) == 0 else {
-            throw CLIFailure(code: 1, message: "cannot write \(name): the directory \(Sanitized.text(directory)) does not exist")
+            throw CLIFailure(code: 1, message: "cannot write \(what): the directory \(Sanitized.text(directory)) does not exist (--create-dirs makes it)")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw CLIFailure(code: 1, message: "cannot write \(name): \(Sanitized.text(directory)) is not a directory")
+            throw CLIFailure(code: 1, message: "cannot write \(what): \(Sanitized.text(directory)) is not a directory")
         }
         guard access(directory, W_OK) == 0 else {
-            throw CLIFailure(code: 1, message: "cannot write \(name): no permission to write in \(Sanitized.text(directory))")
+            throw CLIFailure(code: 1, message: "cannot write \(what): no permission to write in \(Sanitized.text(directory))")
         }
+        return directory
     }
 
     var exists: Bool {

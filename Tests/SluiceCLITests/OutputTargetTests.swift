@@ -185,6 +185,33 @@ import Testing
         #expect(dir.entries == ["link", "out"])
     }
 
+    /// A missing --output-dir is named as such, with the flag that makes it: the message named a file `DIR/x`
+    /// that no download would have had.
+    @Test func aMissingOutputDirectoryIsNamedWithTheFlagThatMakesIt() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let missing = dir.path + "/nodir"
+        let failure = await runGet([server.url("/bytes/100").absoluteString, "--output-dir", missing])
+        #expect(failure?.code == 1)
+        #expect(failure?.message == "cannot write the downloads: the directory \(missing) does not exist (--create-dirs makes it)",
+                "\(failure?.message ?? "")")
+        #expect(dir.entries == [])
+    }
+
+    /// `--output-dir DIR -o FILE URL` saves DIR/FILE, as curl does; it was refused as "-o takes one URL".
+    @Test func minusOGoesInsideTheOutputDirectory() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.path + "/ex", withIntermediateDirectories: false)
+        let failure = await runGet([server.url("/bytes/100").absoluteString, "--output-dir", dir.path + "/ex", "-o", "a.bin"])
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/ex/a.bin") ?? Data(), count: 100))
+        #expect(GetCommand.output("/abs/f", in: "d") == "/abs/f" && GetCommand.output("-", in: "d") == "-")
+        #expect(GetCommand.output(nil, in: "d") == nil && GetCommand.output("f", in: nil) == "f")
+    }
+
     // MARK: Classification without a transfer
 
     @Test func dashAndDevStdoutAreOpenDescriptors() async throws {
