@@ -45,6 +45,10 @@ public enum KeyHandler {
         switch action {
         case .resume, .suspend, .cancel, .convert:
             guard let row = selected(model, &ui) else { return [] }
+            guard !row.isFinished else {
+                ui.message = "#\(row.id) has ended (\(row.stateWord))"
+                return []
+            }
             switch action {
             case .resume: return [.intent(.resume(row.id))]
             case .suspend: return [.intent(.suspend(row.id))]

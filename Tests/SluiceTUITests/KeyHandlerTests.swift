@@ -155,6 +155,18 @@ import Testing
         #expect(own.message?.contains("attach") == true)
     }
 
+    /// s, r, c and d on a row that has ended say so; the app answered "no such task" for a row an earlier run ended.
+    @Test func taskKeysOnAnEndedRowSayItHasEnded() {
+        var ui = UIState(), m = sampleModel()
+        let ended = m.rows.first(where: \.isFinished)
+        guard let ended else { Issue.record("the sample has ended rows"); return }
+        m.select(ended.id)
+        for key in ["s", "r", "c", "d"] {
+            #expect(press([.character(Character(key))], ui: &ui, model: &m).isEmpty, "\(key)")
+            #expect(ui.message == "#\(ended.id) has ended (\(ended.stateWord))", "\(key): \(ui.message ?? "")")
+        }
+    }
+
     @Test func allTaskKeysPurgeAsksAndOpenNeedsASavedFile() {
         var ui = UIState(), m = sampleModel()
         #expect(press([.character("P")], ui: &ui, model: &m) == [.intent(.suspendAll)])
