@@ -42,8 +42,15 @@ struct GetCommand: ParsableCommand {
     @Option(help: "Save each body in this directory under its server's name (never over an existing file) instead of writing to standard output.")
     var outputDir: String?
 
-    @Option(name: .shortAndLong, help: "Save the body to this file with a download task; - is standard output, and a device, FIFO or socket is written into.")
-    var output: String?
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Save the body to this file with a download task; - is standard output, and a device, FIFO or socket is written into. Several -o pair with the URLs in order, as curl pairs them.", valueName: "output"))
+    var outputs: [String] = []
+
+    /// The file -o names (the first, when several pair with several URLs).
+    var output: String? {
+        get { outputs.first }
+        set { outputs = newValue.map { [$0] } ?? [] }
+    }
 
     @Flag(help: "With -o, replace an existing file (or write over a block device).")
     var force = false
@@ -153,7 +160,12 @@ struct GetCommand: ParsableCommand {
         let recorder = try flowExport.recorder(urls: targets.count)
         do {
             try FlowRecorder.$current.withValue(recorder) {
-                if let outputs = globbed.outputs, outputs.count == targets.count {
+                if self.outputs.count > 1 {
+                    guard self.outputs.count == targets.count, globbed.outputs == nil else {
+                        throw CLIFailure(code: 2, message: "\(self.outputs.count) -o for \(targets.count) URLs: give one -o per URL, in the same order (or --output-dir for all)")
+                    }
+                    try transferEach(try targets.all(), to: self.outputs, paste: paste, format: format)
+                } else if let outputs = globbed.outputs, outputs.count == targets.count {
                     try transferEach(try targets.all(), to: outputs, paste: paste, format: format)
                 } else {
                     try transfer(targets, paste: paste, format: format)

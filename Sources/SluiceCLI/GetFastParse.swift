@@ -50,12 +50,12 @@ enum GetFastParse {
     /// What the arguments said so far; nil and empty mean not given (the defaults are GetCommand's).
     private struct Scan {
         var urls: [String] = []
-        var inputFile: String?, jobs: Int?, outputDir: String?, output: String?, disposition: DispositionOption?
+        var inputFile: String?, jobs: Int?, outputDir: String?, disposition: DispositionOption?
         var timeout: Double?, maxTime: Double?, range: String?, mermaid: String?, har: String?, retry: Int?, retryMaxTime: Double?, limitRate: String?
         var split: Int?, checksum: ChecksumOption?, method: String?, user: String?, cookieJar: String?
         var proxy: String?, proxyUser: String?, noProxy: String?, caCert: String?, userAgent: String?, referer: String?
         var writeOut: String?, connectTimeout: Double?, continueAt: String?
-        var mirrors: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
+        var mirrors: [String] = [], outputs: [String] = [], headers: [String] = [], data: [String] = [], dataBinary: [String] = []
         var cookies: [String] = [], shortData: [String] = []
         var force = false, trace = false, harBodies = false, netrc = false, insecure = false, http1_1 = false
         var http2 = false, location = false, compressed = false
@@ -99,7 +99,9 @@ enum GetFastParse {
             case .i: return FastParse.once(&inputFile, value)
             case .j: return FastParse.once(&jobs, Int(argument: value))
             case .outputDir: return FastParse.once(&outputDir, value)
-            case .o, .output: return FastParse.once(&output, value)
+            case .o, .output:
+                outputs.append(value)
+                return true
             case .disposition: return FastParse.once(&disposition, DispositionOption(argument: value))
             case .timeout: return FastParse.once(&timeout, Double(argument: value))
             case .m, .maxTime: return FastParse.once(&maxTime, Double(argument: value))
@@ -191,7 +193,7 @@ enum GetFastParse {
             command.inputFile = inputFile
             command.jobs = jobs
             command.outputDir = outputDir
-            command.output = output
+            command.outputs = outputs
             command.force = force
             command.disposition = disposition ?? .allow
             command.trace = trace

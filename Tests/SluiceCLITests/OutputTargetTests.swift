@@ -212,6 +212,21 @@ import Testing
         #expect(GetCommand.output(nil, in: "d") == nil && GetCommand.output("f", in: nil) == "f")
     }
 
+    /// `-o a URL1 -o b URL2`: each URL into its own file, paired in order, as curl pairs them (refused before).
+    @Test func severalMinusOPairWithTheURLsInOrder() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let failure = await runGet(["-o", dir.path + "/a", server.url("/bytes/100").absoluteString,
+                                    "-o", dir.path + "/b", server.url("/bytes/200").absoluteString])
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/a"), count: 100))
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/b"), count: 200))
+        let mismatch = await runGet(["-o", dir.path + "/c", "-o", dir.path + "/d", server.url("/bytes/1").absoluteString])
+        #expect(mismatch?.code == 2 && mismatch?.message.contains("2 -o for 1 URLs") == true, "\(mismatch?.message ?? "")")
+        #expect(dir.entries == ["a", "b"])
+    }
+
     // MARK: Classification without a transfer
 
     @Test func dashAndDevStdoutAreOpenDescriptors() async throws {
