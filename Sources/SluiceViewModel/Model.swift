@@ -226,6 +226,7 @@ public struct Model: Equatable, Sendable {
                 row.lastProgress = time
                 row.rate.record(bytes: row.bytes, at: time)
             case .didWriteData(_, let total, let expected):
+                if total < row.bytes { row.throughput.rebase(bytes: 0) }  // over from zero (a new URL, a fresh retry)
                 row.bytes = total
                 row.expected = expected
                 row.chunks += 1
@@ -239,6 +240,7 @@ public struct Model: Equatable, Sendable {
                 row.expected = expected
                 row.rate = RateWindow()
                 row.rate.record(bytes: offset, at: time)
+                row.throughput.rebase(bytes: offset)
             case .didFinishCollectingMetrics(let metrics):
                 row.metrics = metrics
                 // The last answer's status: a download whose resume was refused (403) announced no response of

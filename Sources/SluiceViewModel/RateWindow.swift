@@ -11,6 +11,7 @@ public struct RateWindow: Equatable, Sendable {
     public init() {}
 
     public mutating func record(bytes: Int64, at time: UInt64) {
+        if let last = samples.last, bytes < last.bytes { samples.removeAll() }  // the count started over: no negative rate
         if let last = samples.last, time &- last.time < Self.spacing {
             samples[samples.count - 1].bytes = bytes  // keep the newest count in the current slot
         } else {

@@ -29,6 +29,12 @@ public struct Throughput: Equatable, Sendable, Codable {
         bytesAtSecondStart = bytes
     }
 
+    /// The count starts again from `bytes` (a download over from zero, or resumed at an offset): the second under
+    /// way counts what comes after, not the drop or the jump.
+    public mutating func rebase(bytes: Int64) {
+        if second != nil { bytesAtSecondStart = bytes }
+    }
+
     public var peak: Int64 { perSecond.max() ?? 0 }
 
     /// The last `width` seconds as bars, scaled to the peak among them: eight heights, or ASCII.

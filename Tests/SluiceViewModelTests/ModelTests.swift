@@ -243,6 +243,32 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(t.perSecond.last == 0, "a restart from zero is no negative rate")
     }
 
+    /// A download that starts over (a new URL, a retry from zero) or resumes at an offset: neither the drop nor the
+    /// jump is a rate. After `U` the rate read -871285 B/s for seconds, and the peak showed 1.2 MiB/s on a server
+    /// paced at 98 KiB/s.
+    @Test func aRestartOrAResumedOffsetIsNoRate() {
+        var m = Model()
+        m.apply(.added(id: 1, url: "http://h/x", kind: .download, requestHeaders: [], at: 0))
+        func record(_ at: UInt64, _ event: TaskEvent) {
+            m.apply(.engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: at, event: event)))
+        }
+        record(9 * second, .stateChanged(.running))  // ticks sample running rows
+        record(10 * second, .didWriteData(bytes: 4_000_000, total: 4_000_000, expected: 6_000_000))
+        m.apply(.tick(10 * second))
+        record(11 * second, .didWriteData(bytes: 100_000, total: 4_100_000, expected: 6_000_000))
+        m.apply(.tick(11 * second))
+        record(11 * second + second / 2, .didWriteData(bytes: 90_000, total: 90_000, expected: 6_000_000))  // from zero
+        m.apply(.tick(12 * second))
+        #expect(m.row(1)?.throughput.perSecond.last == 90_000, "\(m.row(1)?.throughput.perSecond ?? [])")
+        let rate = m.row(1)?.bytesPerSecond(now: 12 * second)
+        #expect(rate.map { $0 >= 0 } ?? true, "\(rate ?? 0)")
+        record(12 * second + second / 2, .didResumeAtOffset(offset: 3_000_000, expected: 6_000_000))
+        record(12 * second + second * 3 / 4, .didWriteData(bytes: 50_000, total: 3_050_000, expected: 6_000_000))
+        m.apply(.tick(13 * second))
+        #expect(m.row(1)?.throughput.perSecond.last == 50_000, "\(m.row(1)?.throughput.perSecond ?? [])")
+        #expect(m.row(1)?.throughput.peak == 100_000)
+    }
+
     @Test func itKeepsTheLastMinuteOnly() {
         var t = Throughput()
         for s in 0...200 { t.record(bytes: Int64(s) * 10, at: UInt64(s) * second) }
