@@ -22,6 +22,17 @@ public enum KeyHandler {
             }
             if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
             return []
+        case .confirmCancel(let id):
+            if key == .character("y") || key == .character("Y") {
+                ui.mode = .normal
+                return [.intent(.cancel(id))]
+            }
+            if key == .character("s") {
+                ui.mode = .normal
+                return [.intent(.suspend(id))]
+            }
+            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
+            return []
         case .confirmStopDaemon:
             if key == .character("y") || key == .character("Y") {
                 ui.mode = .normal
@@ -52,7 +63,13 @@ public enum KeyHandler {
             switch action {
             case .resume: return [.intent(.resume(row.id))]
             case .suspend: return [.intent(.suspend(row.id))]
-            case .cancel: return [.intent(.cancel(row.id))]
+            case .cancel:
+                // A download's bytes go with it: asked first, as X asks before deleting a file.
+                if row.kind == .download && row.bytes > 0 {
+                    ui.mode = .confirmCancel(row.id)
+                    return []
+                }
+                return [.intent(.cancel(row.id))]
             default: return [.intent(.convert(row.id))]
             }
         case .add:

@@ -81,6 +81,9 @@ public enum Renderer {
         case .confirmPurge(let id, let path):
             let what = path.map { "delete " + Sanitized.text($0) } ?? "delete what it left (no saved file)"
             return StyledLine("Remove #\(id) and \(what)? (y/n)", .prompt)
+        case .confirmCancel(let id):
+            let bytes = model.row(id).map { ByteCountText.format($0.bytes) } ?? "the bytes"
+            return StyledLine("Cancel #\(id) and delete the \(bytes) it has downloaded? (y/n; s suspends it instead)", .prompt)
         case .confirmStopDaemon:
             return StyledLine("Stop the daemon? Its downloads keep their bytes and resume when it starts again; data tasks are cancelled. (y/n)",
                               .prompt)

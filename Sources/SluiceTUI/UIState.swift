@@ -11,6 +11,8 @@ public struct UIState: Equatable, Sendable {
         case confirmStopDaemon
         /// `X`: remove this row and delete its file (the path shown)?
         case confirmPurge(Int, String?)
+        /// `c` on a download that has bytes: cancel it and delete them (`s` suspends instead)?
+        case confirmCancel(Int)
     }
 
     /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, how many

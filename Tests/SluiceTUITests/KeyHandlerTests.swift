@@ -155,6 +155,29 @@ import Testing
         #expect(own.message?.contains("attach") == true)
     }
 
+    /// `c` on a download that has bytes asks first: it deletes them (one stray key at 97 % threw a download away).
+    /// `s` in the question suspends instead; a data task, or a download with nothing yet, is cancelled at once.
+    @Test func cancellingADownloadWithBytesAsksFirst() {
+        var m = Model()
+        m.apply(.added(id: 1, url: "http://h/big.iso", kind: .download, requestHeaders: [], at: 0))
+        m.apply(.added(id: 2, url: "http://h/page", kind: .data, requestHeaders: [], at: 0))
+        m.apply(.added(id: 3, url: "http://h/new.iso", kind: .download, requestHeaders: [], at: 0))
+        for id in 1...3 { m.apply(.engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: 1, event: .stateChanged(.running)))) }
+        m.apply(.engine(TaskEventRecord(taskIdentifier: 1, uptimeNanoseconds: 2, event: .didWriteData(bytes: 4_718_592, total: 4_718_592, expected: 6_000_000))))
+        m.apply(.engine(TaskEventRecord(taskIdentifier: 2, uptimeNanoseconds: 2, event: .didReceiveData(bytes: 500))))
+        var ui = UIState()
+        m.select(1)
+        #expect(press([.character("c")], ui: &ui, model: &m).isEmpty)
+        #expect(ui.mode == .confirmCancel(1))
+        #expect(press([.character("n")], ui: &ui, model: &m).isEmpty && ui.mode == .normal)
+        #expect(press([.character("c"), .character("s")], ui: &ui, model: &m) == [.intent(.suspend(1))] && ui.mode == .normal)
+        #expect(press([.character("c"), .character("y")], ui: &ui, model: &m) == [.intent(.cancel(1))] && ui.mode == .normal)
+        m.select(2)
+        #expect(press([.character("c")], ui: &ui, model: &m) == [.intent(.cancel(2))], "a data task keeps nothing")
+        m.select(3)
+        #expect(press([.character("c")], ui: &ui, model: &m) == [.intent(.cancel(3))], "nothing downloaded yet")
+    }
+
     /// s, r, c and d on a row that has ended say so; the app answered "no such task" for a row an earlier run ended.
     @Test func taskKeysOnAnEndedRowSayItHasEnded() {
         var ui = UIState(), m = sampleModel()
