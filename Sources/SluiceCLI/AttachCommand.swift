@@ -30,6 +30,7 @@ struct AttachCommand: ParsableCommand {
         let driver = AttachedDaemon(client: client, directory: directory)
         var ui = UIState()
         ui.attachedTo = identifier
+        ui.addsDownloads = true  // the daemon keeps downloads; a data task there shows bytes nobody sees
         let stop = StopFlag()
         let ending = Ending()
         let interrupted = try SignalTrap.run(stoppingWith: { _ in stop.set() }) {

@@ -73,7 +73,7 @@ public enum KeyHandler {
             default: return [.intent(.convert(row.id))]
             }
         case .add:
-            ui.mode = .prompt(.addURL, "")
+            ui.mode = .prompt(ui.addsDownloads ? .addDownload : .addURL, "")
         case .concurrency:
             ui.mode = .prompt(.concurrency, "")
         case .sessionRate:

@@ -276,6 +276,7 @@ public final class TransferApp: Sendable {
         ui.message = message
         ui.taskCommand = taskCommand
         ui.quitKeepsDownloads = delegate.managesDownloads
+        ui.addsDownloads = delegate.managesDownloads
         ui.exitWhenDone = exitWhenDone
         _ = try InterfaceLoop.run(self, ui: ui, theme: theme, useColor: useColor, stop: stop)
     }

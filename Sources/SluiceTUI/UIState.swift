@@ -32,6 +32,8 @@ public struct UIState: Equatable, Sendable {
     public var message: String?
     /// Whether quitting keeps downloads to resume next time (a store is kept) or cancels everything.
     public var quitKeepsDownloads = false
+    /// `a` adds a download (Tab: a data task) rather than a data task: a session of downloads, or the daemon's.
+    public var addsDownloads = false
     /// The identifier of the daemon this UI is attached to (`sluice attach`); nil when it runs its own transfers.
     public var attachedTo: String?
     /// `--exit-when-done`: leave once every task has ended.

@@ -88,6 +88,15 @@ import Testing
         #expect(ui.mode == .normal, "Escape closes the prompt without adding")
     }
 
+    /// In a session of downloads (`sluice -d`, or attached to the daemon) `a` adds a download; Tab makes it a data
+    /// task. It added a data task, which fetched the bytes and kept none.
+    @Test func aDownloadSessionAddsDownloads() {
+        var ui = UIState(), m = sampleModel()
+        ui.addsDownloads = true
+        #expect(press([.character("a"), .character("u"), .enter], ui: &ui, model: &m) == [.intent(.add("u", .download))])
+        #expect(press([.character("a"), .character("v"), .tab, .enter], ui: &ui, model: &m) == [.intent(.add("v", .data))])
+    }
+
     @Test func tabInTheAddPromptSwitchesBetweenDataTaskAndDownload() {
         var ui = UIState(), m = sampleModel()
         var commands = press([.character("a"), .character("u"), .tab], ui: &ui, model: &m)
