@@ -138,14 +138,17 @@ struct OpenCommand: ParsableCommand {
                 if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
             }
         }
-        let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved)
+        let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved, heldElsewhere: app.heldElsewhereAtRestore)
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
                           taskCommand: config.taskCommand.value, notice: notice)
     }
 
     /// What the status line (or standard error) says of the URLs not fetched: repeats, and files already saved.
-    static func notice(repeats: Int, alreadySaved: Int) -> String? {
+    static func notice(repeats: Int, alreadySaved: Int, heldElsewhere: Int = 0) -> String? {
         var parts: [String] = []
+        if heldElsewhere > 0 {
+            parts.append("\(heldElsewhere) download\(heldElsewhere == 1 ? " is" : "s are") being fetched by another sluice (the daemon, or another UI on this store): left to it")
+        }
         if repeats > 0 { parts.append("\(repeats) URL\(repeats == 1 ? " was" : "s were") given again; each URL is downloaded once") }
         if alreadySaved > 0 {
             parts.append("\(alreadySaved) URL\(alreadySaved == 1 ? " was" : "s were") saved by an earlier run and \(alreadySaved == 1 ? "is" : "are") there; not fetched again (--fresh fetches anew)")

@@ -46,6 +46,11 @@ extension TransferApp {
                 end(saved, facts: facts, record: record, state: .completed, outcome: "saved")
                 continue
             }
+            // Another sluice (a second UI on this store, the daemon) is fetching it now: its row, not this one's.
+            if let companions = facts.companions, PartialFileLock.isHeldElsewhere(companions.partialPath) {
+                heldElsewhere.withLock { $0 += 1 }
+                continue
+            }
             guard record.kind == .download, let companions = facts.companions, record.method == "GET",
                   newest[companions.target] == record.id,
                   let url = URL(string: record.url), let task = recreate(record, url: url, companions: companions) else {

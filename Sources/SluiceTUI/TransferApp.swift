@@ -39,6 +39,9 @@ public final class TransferApp: Sendable {
     /// Rows the restore brought back suspended: they stay so until the user resumes them (`r` in the UI), so a plain
     /// run, which has no keys, does not wait for them.
     let suspendedAtRestore = Locked<Set<Int>>([])
+    /// Unfinished downloads the restore left to the other sluice fetching them (a second UI on the store, the daemon).
+    let heldElsewhere = Locked(0)
+    public var heldElsewhereAtRestore: Int { heldElsewhere.withLock { $0 } }
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks
     /// transfer at once (and as many connections per host, six at least), at most `perHost` to one server; the

@@ -271,7 +271,29 @@ import Testing
         #expect(app.forget(saved) == nil, "a saved download left nothing to say")
     }
 
-    /// A download an earlier run left suspended stays suspended (only the UI's `r` resumes it), and a plain run, which
+    /// A second UI on the same store leaves alone a download another sluice is fetching (its partial file locked):
+    /// it fetched it again under NAME.1, and both rows wrote the same id, losing one from the history.
+    @Test func aDownloadAnotherProcessIsFetchingIsNotResumed() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let target = dir.path + "/busy.bin"
+        let writer = open(target + ".sluice-part", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try #require(writer >= 0 && PartialFileLock.take(writer))
+        defer { close(writer) }
+        let app = TransferApp(outputDirectory: dir.path)
+        let busy = StoredTask(id: 902, url: server.url("/bytes/3000").absoluteString, kind: .download, state: .running,
+                              destination: target, partialPath: target + ".sluice-part", createdAt: 1)
+        #expect(app.restore([busy]) == 0)
+        #expect(app.heldElsewhereAtRestore == 1)
+        var model = Model()
+        _ = app.drainEvents(into: &model)
+        #expect(model.rows.isEmpty, "not shown as this process's")
+        #expect(dir.entries == ["busy.bin.sluice-part"], "nothing fetched beside it")
+        app.session.invalidateAndCancel()
+    }
+
+    /// A download an earlier run left suspended (only the UI's `r` resumes it), and a plain run, which
     /// has no keys, says so once and ends with its own tasks instead of waiting for it for ever.
     @Test func aPlainRunDoesNotWaitForADownloadLeftSuspended() async throws {
         let server = try CLIServers.shared()
