@@ -47,6 +47,7 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
                     expectedTotalBytes: Int64) {
         checkpoint(downloadTask)  // the new response's validators
+        progress?.resumed(at: fileOffset)
         let name = Sanitized.text(output.path)
         if fileOffset > 0 {
             StandardStreams.error("sluice: resuming \(name) at \(ByteCountText.format(fileOffset))\n")

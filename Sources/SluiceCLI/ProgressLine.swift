@@ -11,7 +11,9 @@ import Glibc
 #endif
 
 final class ProgressLine {
-    private let start = DispatchTime.now().uptimeNanoseconds
+    private var start = DispatchTime.now().uptimeNanoseconds
+    /// Bytes that were there before this run (a resumed download's): no part of its speed.
+    private var before: Int64 = 0
     private var lastDraw: UInt64 = 0
     private var drewOnce = false
 
@@ -20,18 +22,29 @@ final class ProgressLine {
         StandardStreams.quiet == .no && isatty(2) == 1 ? ProgressLine() : nil
     }
 
+    /// The download goes on from `offset`: the rate counts what comes from now on, as curl's and wget's meters do
+    /// (it read 971 KiB/s, decaying, from a server paced at 195 KiB/s).
+    func resumed(at offset: Int64) {
+        before = offset
+        start = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Bytes a second since the start (or the resume), given `received` in all by `now`.
+    func rate(received: Int64, now: UInt64) -> Double {
+        Double(max(0, received - before)) / max(Double(now &- start) / 1e9, 0.001)
+    }
+
     func update(received: Int64, expected: Int64, force: Bool = false) {
         let now = DispatchTime.now().uptimeNanoseconds
         guard force || now &- lastDraw >= 100_000_000 else { return }
         lastDraw = now
         drewOnce = true
-        let seconds = max(Double(now &- start) / 1e9, 0.001)
         var text = ByteCountText.format(received)
         if expected > 0 {
             let percent = min(100, Int(Double(received) * 100 / Double(expected)))
             text += " / \(ByteCountText.format(expected)) \(percent)%"
         }
-        text += "  " + ByteCountText.rate(Double(received) / seconds)
+        text += "  " + ByteCountText.rate(rate(received: received, now: now))
         StandardStreams.error(("\r\u{1B}[K" + text))
     }
 
