@@ -239,7 +239,12 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 enum URLList {
     static func read(_ path: String) throws -> [String] {
         switch WholeFile.read(path) {
-        case .success(let data): return urls(in: data)
+        case .success(let data):
+            let (urls, options) = scan(data)
+            if options > 0 {
+                StandardStreams.warning("\(Sanitized.text(path)): \(options) indented option line\(options == 1 ? "" : "s") (aria2's out=, dir=...) not read: sluice takes the URLs only")
+            }
+            return urls
         case .failure(let failure):
             throw CLIFailure(code: 1, message: "cannot read the URL list \(Sanitized.text(path)): \(failure.reason)")
         }
@@ -248,21 +253,55 @@ enum URLList {
     /// Each line's first word (blanks are spaces and tabs), lines ending in LF, CR or CRLF. Scanned in one pass
     /// over the raw bytes: `split` on Data made two Data slices a line, 13,000 instructions a URL (a small
     /// HTTP/2 request costs 290,000 in all, TLS included).
-    static func urls(in data: Data) -> [String] {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [String] in
+    static func urls(in data: Data) -> [String] { scan(data).urls }
+
+    /// The URLs, and how many indented `name=value` lines were passed over: aria2's per-URL options (`  out=f.iso`),
+    /// which would otherwise be refused as URLs.
+    static func scan(_ data: Data) -> (urls: [String], options: Int) {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> ([String], Int) in
             var urls: [String] = []
+            var options = 0
             var i = 0
             let end = bytes.count
             while i < end {
-                while i < end, bytes[i] == 32 || bytes[i] == 9 || bytes[i] == 10 || bytes[i] == 13 { i += 1 }
+                while i < end, bytes[i] == 10 || bytes[i] == 13 { i += 1 }
+                let lineStart = i
+                while i < end, bytes[i] == 32 || bytes[i] == 9 { i += 1 }
                 let start = i
-                while i < end, bytes[i] != 32, bytes[i] != 9, bytes[i] != 10, bytes[i] != 13 { i += 1 }
+                var equals = false
+                while i < end, bytes[i] != 32, bytes[i] != 9, bytes[i] != 10, bytes[i] != 13 {
+                    if bytes[i] == 61 { equals = true }  // "="
+                    i += 1
+                }
+                let word = UnsafeRawBufferPointer(rebasing: bytes[start..<i])
                 if i > start, bytes[start] != 35 {  // "#": a comment line
-                    urls.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+                    if start > lineStart, equals, !isURL(word) {
+                        options += 1
+                    } else {
+                        urls.append(String(decoding: word, as: UTF8.self))
+                    }
                 }
                 while i < end, bytes[i] != 10, bytes[i] != 13 { i += 1 }  // the rest of the line
             }
-            return urls
+            return (urls, options)
         }
+    }
+
+    /// Whether the word has a scheme's `://` (an indented URL with a query is a URL, not an option).
+    private static func isURL(_ word: UnsafeRawBufferPointer) -> Bool {
+        guard word.count >= 3 else { return false }
+        for k in 0..<(word.count - 2) where word[k] == 58 && word[k + 1] == 47 && word[k + 2] == 47 { return true }
+        return false
+    }
+
+    /// The number (from 1) and text, blanks trimmed, of the first line of the file whose first word is `word`.
+    static func line(startingWith word: String, in path: String) -> (Int, String)? {
+        guard case .success(let data) = WholeFile.read(path) else { return nil }
+        let lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        for (index, line) in lines.enumerated() {
+            let trimmed = line.trimmingBlanks()
+            if trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) == word { return (index + 1, trimmed) }
+        }
+        return nil
     }
 }

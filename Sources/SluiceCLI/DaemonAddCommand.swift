@@ -71,6 +71,7 @@ struct DaemonAddCommand: ParsableCommand {
         // URL arguments are globbed as curl globs them (-o '#1.txt' names each); -i's lines are taken as they are.
         let (expanded, outputs) = try glob.expand(urls, output: output)
         urls = expanded
+        let listStart = urls.count
         if let inputFile { urls += try URLList.read(inputFile) }
         guard !urls.isEmpty else { throw CLIFailure(code: 2, message: "nothing to add: give one or more URLs") }
         if output != nil && outputDir != nil { throw CLIFailure(code: 2, message: "give -o or --output-dir, not both") }
@@ -83,8 +84,8 @@ struct DaemonAddCommand: ParsableCommand {
         if data && (output != nil || outputDir != nil) { throw CLIFailure(code: 2, message: "a data task saves nothing: -o and --output-dir are for downloads") }
         if ask && !data { throw CLIFailure(code: 2, message: "--ask holds a data task's response: add --data-task") }
         var parsed: [URL] = []
-        for url in urls {
-            guard let valid = ParsedURL.parse(url) else { throw URLTargets.refused(url) }
+        for (position, url) in urls.enumerated() {
+            guard let valid = ParsedURL.parse(url) else { throw URLTargets.refused(url, inList: position >= listStart ? inputFile : nil) }
             parsed.append(valid)
         }
         let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste, hostRules: HostRulesApplied(config))

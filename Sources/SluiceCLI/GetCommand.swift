@@ -145,13 +145,14 @@ struct GetCommand: ParsableCommand {
         }
         let globbed = try glob.expand(ArgumentRuns.current.unfold(urls) + curlScript.urls, output: output)
         var texts = globbed.urls
+        let listStart = texts.count
         if let inputFile { texts += try URLList.read(inputFile) }
         if texts.isEmpty, !splitOptions.mirrors.isEmpty {  // `sluice get -o FILE --mirrors A --mirrors B`: A leads
             texts = [splitOptions.mirrors.removeFirst()]
             splitOptions.splitGiven = splitOptions.splitGiven ?? min(SplitOptions.maximum, 1 + splitOptions.mirrors.count)
         }
         guard !texts.isEmpty else { throw CLIFailure(code: 2, message: "no URL given (arguments or -i FILE)") }
-        let targets = try URLTargets(texts)
+        let targets = try URLTargets(texts, list: inputFile, listStart: listStart)
         guard (jobs ?? 1) >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         if (splitOptions.split > 1 || splitOptions.checksum != nil || !splitOptions.mirrors.isEmpty) && output == nil {
             throw CLIFailure(code: 2, message: "--split, --mirrors and --checksum need -o FILE")

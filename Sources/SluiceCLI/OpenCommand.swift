@@ -70,12 +70,13 @@ struct OpenCommand: ParsableCommand {
         let interactive = InterfaceOptions.isTerminal
         // URL arguments are globbed as curl globs them (file[1-50].pdf); -i's lines are taken as they are.
         var texts = try glob.expand(ArgumentRuns.current.unfold(urls), output: nil).urls
+        let listStart = texts.count
         if let inputFile { texts += try URLList.read(inputFile) }
         // Parsed once here, then handed on: a list of thousands was parsed four times per URL.
         var urls: [URL] = []
         urls.reserveCapacity(texts.count)
-        for text in texts {
-            guard let url = ParsedURL.parse(text) else { throw URLTargets.refused(text) }
+        for (position, text) in texts.enumerated() {
+            guard let url = ParsedURL.parse(text) else { throw URLTargets.refused(text, inList: position >= listStart ? inputFile : nil) }
             urls.append(url)
         }
         if background { return try runInBackground(texts, interactive: interactive) }

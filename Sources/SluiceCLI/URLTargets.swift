@@ -14,15 +14,16 @@ struct URLTargets {
     private let checked: [URL?]
 
     /// Every text checked: a plain web URL by one pass over its bytes, any other by parsing it.
-    init(_ texts: [String]) throws {
+    /// `list`: the -i file the texts from `listStart` on came from, so that a refusal names its line.
+    init(_ texts: [String], list: String? = nil, listStart: Int = 0) throws {
         var checked: [URL?] = []
         checked.reserveCapacity(texts.count)
-        for text in texts {
+        for (position, text) in texts.enumerated() {
             if ParsedURL.isPlainWeb(text) {
                 checked.append(nil)
                 continue
             }
-            guard let url = ParsedURL.parse(text) else { throw Self.refused(text) }
+            guard let url = ParsedURL.parse(text) else { throw Self.refused(text, inList: position >= listStart ? list : nil) }
             checked.append(url)
         }
         self.texts = texts
@@ -50,5 +51,12 @@ struct URLTargets {
 
     static func refused(_ text: String) -> CLIFailure {
         CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
+    }
+
+    /// A refused URL of an -i list, named by its file and line, the whole line quoted: "urls.txt:2: not a URL sluice
+    /// can fetch: not a url at all". The list is checked whole before any transfer starts, so nothing was fetched.
+    static func refused(_ text: String, inList path: String?) -> CLIFailure {
+        guard let path, path != "-", let (number, line) = URLList.line(startingWith: text, in: path) else { return refused(text) }
+        return CLIFailure(code: 2, message: "\(Sanitized.text(path)):\(number): not a URL sluice can fetch: \(Sanitized.text(line)) (nothing was fetched; fix or remove the line)")
     }
 }

@@ -7,8 +7,32 @@ import Foundation
 import SluiceEngine
 
 public enum ParsedURL {
-    /// Accepts absolute http, https, file and data URLs; anything else is refused before a transfer starts.
+    /// Accepts absolute http, https, file and data URLs, and a URL without its scheme as http (`example.org/f`,
+    /// `127.0.0.1:8080/x`), as curl and wget take it; anything else is refused before a transfer starts.
     public static func parse(_ text: String) -> URL? {
+        if let url = parseAbsolute(text) { return url }
+        return withGuessedScheme(text).flatMap(parseAbsolute)
+    }
+
+    /// `http://` + `text` when `text` has no scheme and starts with what can only be a host (letters, digits, dots
+    /// and hyphens, not starting with a dot or hyphen), maybe with a port: curl's guess for such a URL.
+    static func withGuessedScheme(_ text: String) -> String? {
+        guard !text.contains("://") else { return nil }
+        let head = text.utf8.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        var host = Substring(head)
+        if let colon = host.lastIndex(of: ":") {
+            let port = host[host.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
+            host = host[..<colon]
+        }
+        guard let first = host.utf8.first, isAlphanumeric(first),
+              host.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else { return nil }
+        // A bare word is more likely a mistyped command (`sluice hsitory`) than a host: it needs a dot, a port or a path.
+        guard head.count < text.utf8.count || host.count < head.count || host.contains(".") || host == "localhost" else { return nil }
+        return "http://" + text
+    }
+
+    private static func parseAbsolute(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme else { return nil }
         // No lowercased copy of the scheme, and the host as written (not percent-decoded): this runs for every URL
         // of a list, and URL.host parses and decodes anew on each call.

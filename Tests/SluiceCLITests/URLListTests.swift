@@ -24,6 +24,32 @@ import Testing
         #expect(URLList.urls(in: Data(text.utf8)) == ["http://h/caf\u{E9}", "http://h/x"])
     }
 
+    /// aria2's per-URL option lines (indented `name=value`) are passed over and counted, not refused as URLs; an
+    /// indented URL with a query is still a URL.
+    @Test func aria2OptionLinesArePassedOver() {
+        let text = "http://a/1\n  out=renamed.bin\n\tdir=/tmp\n  http://b/?x=1\nc=d\n"
+        let (urls, options) = URLList.scan(Data(text.utf8))
+        #expect(urls == ["http://a/1", "http://b/?x=1", "c=d"], "not indented: a URL to check, and refuse")
+        #expect(options == 2)
+    }
+
+    /// A URL the list cannot give is named by its file and line, the whole line quoted.
+    @Test func aRefusedLineIsNamedByItsNumber() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let list = dir.path + "/l2.txt"
+        try Data("http://127.0.0.1/11\n# note\nhtp://typo.example/x\nnot a url at all\n".utf8).write(to: URL(fileURLWithPath: list))
+        let texts = try URLList.read(list)
+        do {
+            _ = try URLTargets(["http://h/arg"] + texts, list: list, listStart: 1)
+            Issue.record("accepted")
+        } catch let failure as CLIFailure {
+            #expect(failure.message == "\(list):3: not a URL sluice can fetch: htp://typo.example/x (nothing was fetched; fix or remove the line)")
+        }
+        #expect(URLTargets.refused("not", inList: list).message.hasPrefix("\(list):4: not a URL sluice can fetch: not a url at all"))
+        #expect(URLTargets.refused("ftp://x", inList: nil).message == "not a URL sluice can fetch: ftp://x")
+    }
+
     /// The byte scan gives what splitting into lines, then each line into words, gave (the former reader).
     @Test func agreesWithSplittingLinesThenWords() {
         let alphabet: [UInt8] = Array("ab# \t\r\n".utf8)

@@ -16,6 +16,21 @@ import Testing
         }
     }
 
+    /// A URL typed without its scheme is http, as curl and wget take it (`sluice get example.org/f`); what cannot
+    /// be a host stays refused.
+    @Test func aURLWithoutItsSchemeIsHTTP() {
+        for (text, expected) in [
+            ("127.0.0.1:18199/bytes/5", "http://127.0.0.1:18199/bytes/5"), ("www.example.com", "http://www.example.com"),
+            ("localhost:8080/x?y=1", "http://localhost:8080/x?y=1"), ("example.org/a b", ParsedURL.parse("http://example.org/a b")?.absoluteString), ("mailto:someone", nil),
+            ("htp://typo.example/x", nil), ("ftp://h/x", nil), ("./x", nil), ("/tmp/x", nil), ("", nil), (":80/x", nil),
+            ("-h", nil), ("h:port/x", nil), ("hsitory", nil), ("localhost", "http://localhost"), ("intranet/x", "http://intranet/x"),
+            ("intranet:8080", "http://intranet:8080"),
+        ] as [(String, String?)] {
+            #expect(ParsedURL.parse(text)?.absoluteString == expected, "\(text)")
+        }
+        #expect(ParsedURL.parse("data:,x")?.absoluteString == "data:,x" && ParsedURL.parse("file:///tmp/x") != nil)
+    }
+
     @Test func anythingUnusualIsLeftToTheParser() {
         for text in [
             "", "http://", "http:///x", "http://-a/", "http://.a/", "http://user@h/", "http://h/#top", "http://h/a b",
