@@ -12,7 +12,8 @@ import SluiceViewModel
 /// One request per task, or one for all; each reply's message (or error) printed.
 private func control(_ daemon: DaemonOptions, ids: [Int], all: Bool, perTask: (Int) -> (String, String), forAll: (String, String)?) throws {
     if all == !ids.isEmpty {  // both, or neither
-        throw CLIFailure(code: 2, message: all ? "--all and task ids: give one or the other" : "which tasks? give their ids (sluice ls) or --all")
+        throw CLIFailure(code: 2, message: all ? "--all and task ids: give one or the other"
+                                                : "which tasks? give their ids (sluice ls)" + (forAll == nil ? "" : " or --all"))
     }
     let paths = try daemon.paths()
     let client = DaemonClient(socketPath: paths.socket)
@@ -62,6 +63,19 @@ struct DaemonResumeCommand: ParsableCommand {
 
     mutating func run() throws {
         try control(daemon, ids: ids, all: all, perTask: { ("POST", "/tasks/\($0)/resume") }, forAll: ("POST", "/all/resume"))
+    }
+}
+
+/// `sluice cancel ID...`: what `c` does in the UI, for scripts (`rm` refuses a task still under way).
+struct DaemonCancelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel", abstract: "Cancel the daemon's tasks by id (a download's partial file is deleted; pause keeps it).")
+
+    @Argument(help: "Task ids, as sluice ls shows them.") var ids: [Int] = []
+    @OptionGroup var daemon: DaemonOptions
+
+    mutating func run() throws {
+        try control(daemon, ids: ids, all: false, perTask: { ("POST", "/tasks/\($0)/cancel") }, forAll: nil)
     }
 }
 

@@ -105,7 +105,7 @@ struct RequestOptions: ParsableArguments {
     var maxRedirects: Int?
 
     /// curl's --compressed: sluice asks for every encoding its libcurl decodes and decodes it, as URLSession does.
-    @Flag(name: .customLong("compressed"), help: "Ask for a compressed response and decode it (sluice always does; taken for curl's sake).")
+    @Flag(name: .customLong("compressed"), help: "Ask for a compressed response and decode it (sluice always does for what it shows; a saved file keeps the bytes as sent).")
     var compressed = false
 
     /// curl's -L, so that a curl command line runs as typed: redirects are followed in any case (URLSession's way;

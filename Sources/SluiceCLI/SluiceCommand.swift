@@ -18,7 +18,7 @@ public struct SluiceCommand: ParsableCommand {
         version: SluiceVersion.number,
         subcommands: [OpenCommand.self, DemoCommand.self, GetCommand.self, PutCommand.self, HistoryCommand.self, ServeCommand.self,
                       DaemonAddCommand.self, AttachCommand.self, DaemonListCommand.self, DaemonPauseCommand.self, DaemonResumeCommand.self,
-                      DaemonRemoveCommand.self, DaemonRefreshCommand.self, DaemonStopCommand.self, DaemonCommand.self,
+                      DaemonCancelCommand.self, DaemonRemoveCommand.self, DaemonRefreshCommand.self, DaemonStopCommand.self, DaemonCommand.self,
                       ConfigCommand.self],
         defaultSubcommand: OpenCommand.self
     )

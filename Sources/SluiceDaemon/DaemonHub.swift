@@ -257,7 +257,7 @@ public final class DaemonHub: Sendable {
     private func removeRow(_ id: Int, purge: Bool) -> (refusal: DaemonReply?, message: String?) {
         let refusal = state.withLock { s -> DaemonReply? in
             guard let row = s.model.row(id) else { return .error(404, "no task #\(id)") }
-            guard row.isFinished else { return .error(409, "#\(id) is \(row.stateWord): cancel it before removing it") }
+            guard row.isFinished else { return .error(409, "#\(id) is \(row.stateWord): cancel it before removing it (sluice cancel \(id))") }
             return nil
         }
         if let refusal { return (refusal, nil) }

@@ -179,7 +179,14 @@ final class Transfer {
         // default size instead.
         let sized = sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
         if sized != CURLE_BAD_FUNCTION_ARGUMENT { set(sized) }
-        setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl decodes
+        if task is DownloadTask {
+            // A download keeps the bytes as sent, as curl -o and wget do: a .tar.gz a server labels Content-Encoding
+            // gzip stays the .tar.gz, and a resume's Range counts the bytes the partial file holds (decoded bytes
+            // made every resume of such a download fail and lose its file). Nothing is asked for compressed.
+            setLong(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        } else {
+            setString(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl decodes
+        }
         // libcurl's own field, as curl sets it: a header field of the request replaces it, an empty one removes it,
         // and a proxy's CONNECT carries it too.
         if let userAgent = configuration.userAgent { setString(CURLOPT_USERAGENT, userAgent) }

@@ -33,6 +33,16 @@ public enum KeyHandler {
             }
             if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
             return []
+        case .confirmClearEnded:
+            if key == .character("y") || key == .character("Y") {
+                ui.mode = .normal
+                let ended = model.rows.filter(\.isFinished).map(\.id)  // as they are now: one may have ended meanwhile
+                for id in ended { _ = model.remove(id) }
+                ui.message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
+                return ended.map { .forget($0) }
+            }
+            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
+            return []
         case .confirmStopDaemon:
             if key == .character("y") || key == .character("Y") {
                 ui.mode = .normal
@@ -131,14 +141,12 @@ public enum KeyHandler {
         case .resumeAll:
             return [.intent(.resumeAll)]
         case .clearFinished:
-            let ended = model.rows.filter(\.isFinished).map(\.id)
-            guard !ended.isEmpty else {
+            let ended = model.rows.filter(\.isFinished).count
+            guard ended > 0 else {
                 ui.message = "no task has ended"
                 return []
             }
-            for id in ended { _ = model.remove(id) }
-            ui.message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
-            return ended.map { .forget($0) }
+            ui.mode = .confirmClearEnded(ended)  // the history cannot be brought back: asked, as X and Q ask
         case .purge:
             guard let row = selected(model, &ui) else { return [] }
             guard row.isFinished else {

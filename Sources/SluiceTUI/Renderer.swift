@@ -84,6 +84,8 @@ public enum Renderer {
         case .confirmCancel(let id):
             let bytes = model.row(id).map { ByteCountText.format($0.bytes) } ?? "the bytes"
             return StyledLine("Cancel #\(id) and delete the \(bytes) it has downloaded? (y/n; s suspends it instead)", .prompt)
+        case .confirmClearEnded(let count):
+            return StyledLine("Remove the \(count) task\(count == 1 ? "" : "s") that ended from the list and the history? Files stay. (y/n)", .prompt)
         case .confirmStopDaemon:
             return StyledLine("Stop the daemon? Its downloads keep their bytes and resume when it starts again; data tasks are cancelled. (y/n)",
                               .prompt)

@@ -13,6 +13,8 @@ public struct UIState: Equatable, Sendable {
         case confirmPurge(Int, String?)
         /// `c` on a download that has bytes: cancel it and delete them (`s` suspends instead)?
         case confirmCancel(Int)
+        /// `C`: remove every ended row (this many) from the list and the history?
+        case confirmClearEnded(Int)
     }
 
     /// What a prompt asks for: a URL to add as a data task or as a download (Tab switches), a filter, how many

@@ -227,6 +227,21 @@ import Testing
         #expect(dir.entries == ["a", "b"])
     }
 
+    /// A saved file keeps the bytes as sent, as curl -o and wget save them: a server that labels a .tar.gz
+    /// Content-Encoding gzip gives the .tar.gz, not the tar inside (nor a file a resume could not continue).
+    @Test func aSavedFileKeepsTheBytesAsSent() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let failure = await runGet([server.url("/encoded/gzip").absoluteString, "-o", dir.path + "/t.tar.gz"])
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        let saved = FileManager.default.contents(atPath: dir.path + "/t.tar.gz") ?? Data()
+        #expect(saved.prefix(2) == Data([0x1F, 0x8B]) && saved.count < EncodedBodies.text.utf8.count, "\(saved.count) bytes")
+        #expect(await runGet([server.url("/headers").absoluteString, "-o", dir.path + "/h"]) == nil)
+        let sent = String(decoding: FileManager.default.contents(atPath: dir.path + "/h") ?? Data(), as: UTF8.self)
+        #expect(!sent.lowercased().contains("accept-encoding"), "nothing asked for compressed: \(sent)")
+    }
+
     // MARK: Classification without a transfer
 
     @Test func dashAndDevStdoutAreOpenDescriptors() async throws {

@@ -37,7 +37,7 @@ struct DaemonAPITests {
 
             let running = try client.send("DELETE", "/tasks/2")
             #expect(running.status == 409)
-            #expect(json(running)["error"] as? String == "#2 is running: cancel it before removing it")
+            #expect(json(running)["error"] as? String == "#2 is running: cancel it before removing it (sluice cancel 2)")
             #expect(try client.send("DELETE", "/tasks/1").status == 200)
             #expect(try fixture.tasks().map { $0["id"] as? Int } == [2])
             #expect(try client.send("DELETE", "/tasks/1").status == 404)

@@ -31,7 +31,9 @@ struct DaemonTaskCommandTests {
 
             #expect(try await fixture.sluice(["pause"]).status == 2, "no id and no --all")
             #expect(try await fixture.sluice(["rm", "--finished", "--purge"]).status == 2)
-            #expect(try fixture.client.send("POST", "/tasks/2/cancel").status == 200)
+            #expect(try await fixture.sluice(["cancel"]).status == 2, "no id")
+            let cancelled = try await fixture.sluice(["cancel", "2"])
+            #expect(cancelled.status == 0, "\(cancelled.error)")
             try await fixture.waitForTasks { $0.count >= 2 && $0[1]["outcome"] as? String == "cancelled" }  // a failed step: no crash
             let cleared = try await fixture.sluice(["rm", "--finished"])
             #expect(cleared.status == 0)

@@ -206,7 +206,9 @@ import Testing
         let ended = m.rows.filter(\.isFinished).map(\.id)
         #expect(!ended.isEmpty, "the sample has ended rows")
         var cleared = m
-        #expect(press([.character("C")], ui: &ui, model: &cleared) == ended.map { .forget($0) })
+        #expect(press([.character("C")], ui: &ui, model: &cleared).isEmpty && ui.mode == .confirmClearEnded(ended.count), "asked first")
+        #expect(press([.character("n")], ui: &ui, model: &cleared).isEmpty && cleared.rows.count == m.rows.count)
+        #expect(press([.character("C"), .character("y")], ui: &ui, model: &cleared) == ended.map { .forget($0) })
         #expect(cleared.rows.allSatisfy { !$0.isFinished })
         #expect(press([.character("C")], ui: &ui, model: &cleared).isEmpty)
         #expect(ui.message == "no task has ended")
