@@ -64,6 +64,8 @@ struct InterfaceOptions: ParsableArguments {
                 do throws(Screen.StartError) {
                     try app.runInterface(theme: theme, useColor: useColor, stop: stop, exitWhenDone: exitWhenDone,
                                          taskCommand: taskCommand, message: notice)
+                    // A script's `sluice -d --exit-when-done LIST && next` must stop on a failure, as off a terminal.
+                    if exitWhenDone { plain = app.tallyAtQuit }
                 } catch {
                     throw CLIFailure(code: 1, message: error.description)
                 }

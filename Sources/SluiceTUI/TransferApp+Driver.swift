@@ -36,11 +36,19 @@ extension TransferApp: InterfaceDriver {
         return deleted.isEmpty ? "removed #\(id); no file of it was left" : "removed #\(id) and deleted " + deleted.joined(separator: " and ")
     }
 
-    /// Downloads keep their partial files and checkpoints; data tasks are cancelled.
+    /// Downloads keep their partial files and checkpoints; data tasks are cancelled. When every task had ended,
+    /// how they ended is kept for the exit status (`--exit-when-done`, as a plain run's).
     public func quit(model: Model) {
+        if isDone {
+            let history = endedAtRestore.withLock { $0 }
+            endedTally.withLock { $0 = PlainRun.tally(model.rows, leavingOut: history) }
+        }
         keeper?.settle(model: model)
         cancelAll()
     }
+
+    /// How the run's tasks ended, when the UI was left with every one of them ended; nil otherwise.
+    public var tallyAtQuit: PlainRun? { endedTally.withLock { $0 } }
 
     public func stopDaemon() -> String? { "not attached to a daemon" }
 

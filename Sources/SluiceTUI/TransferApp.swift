@@ -41,6 +41,8 @@ public final class TransferApp: Sendable {
     let suspendedAtRestore = Locked<Set<Int>>([])
     /// Unfinished downloads the restore left to the other sluice fetching them (a second UI on the store, the daemon).
     let heldElsewhere = Locked(0)
+    /// Set by a quit once every task had ended (see `tallyAtQuit`).
+    let endedTally = Locked<PlainRun?>(nil)
     public var heldElsewhereAtRestore: Int { heldElsewhere.withLock { $0 } }
 
     /// Downloads are saved in `outputDirectory`, which also holds their partial files. At most `concurrency` tasks

@@ -293,6 +293,27 @@ import Testing
         app.session.invalidateAndCancel()
     }
 
+    /// `--exit-when-done` on a terminal exits as a plain run does: the UI's quit once everything ended keeps the
+    /// tally (it exited 0 though a task had failed).
+    @Test func aQuitOnceEverythingEndedKeepsTheTally() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, retries: RetryPolicies(downloads: nil))
+        _ = app.add(server.url("/bytes/5000?drop=1000&t=\(UInt32.random(in: 0...UInt32.max))").absoluteString, kind: .download)
+        _ = app.add(server.url("/status/404").absoluteString, kind: .data)
+        var model = Model()  // as the UI's loop holds it: drained until the app says everything ended
+        let deadline = DispatchTime.now().uptimeNanoseconds + 60_000_000_000
+        while !(app.isDone && model.rows.count == 2 && model.rows.allSatisfy(\.isFinished)) && DispatchTime.now().uptimeNanoseconds < deadline {
+            _ = app.drainEvents(into: &model)
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        #expect(app.tallyAtQuit == nil, "nothing kept before a quit")
+        defer { app.session.invalidateAndCancel() }
+        app.quit(model: model)
+        #expect(app.tallyAtQuit == PlainRun(ended: 2, failed: 1, errorStatuses: 1), "\(String(describing: app.tallyAtQuit))")
+    }
+
     /// A download an earlier run left suspended (only the UI's `r` resumes it), and a plain run, which
     /// has no keys, says so once and ends with its own tasks instead of waiting for it for ever.
     @Test func aPlainRunDoesNotWaitForADownloadLeftSuspended() async throws {
