@@ -11,7 +11,7 @@ enum HistoryLine {
     static func table(_ tasks: [StoredTask]) -> [String] {
         let cells = tasks.map { task in
             (id: String(task.id), when: localTime(when(task)), outcome: Sanitized.text(outcome(task)), size: size(task),
-             url: Sanitized.text(task.url), saved: task.savedFile.map(Sanitized.text) ?? "-")
+             url: Sanitized.text(Redacted.url(task.url)), saved: task.savedFile.map(Sanitized.text) ?? "-")
         }
         let idWidth = cells.map(\.id.count).max() ?? 0
         let outcomeWidth = min(cells.map(\.outcome.count).max() ?? 0, 24)
@@ -31,7 +31,7 @@ enum HistoryLine {
         }
         let fields: [(String, String)] = [
             ("id", String(task.id)),
-            ("url", JSONText.quote(task.url)),
+            ("url", JSONText.quote(Redacted.url(task.url))),
             ("method", JSONText.quote(task.method)),
             ("kind", JSONText.quote(task.kind.rawValue)),
             ("state", JSONText.quote(task.state.rawValue)),

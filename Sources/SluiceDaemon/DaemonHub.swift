@@ -7,6 +7,7 @@ import SluiceEngine
 import SluiceTUI
 import SluiceViewModel
 import SluiceLock
+import SluiceStore
 
 /// What a request gets back: an HTTP status and a JSON body.
 public struct DaemonReply: Sendable, Equatable {
@@ -142,9 +143,9 @@ public final class DaemonHub: Sendable {
     private func note(_ event: ModelEvent, model: Model) {
         switch event {
         case .added(let id, let url, let kind, _, _):
-            logger.info("added #\(id) (\(kind.rawValue)) \(url)")
+            logger.info("added #\(id) (\(kind.rawValue)) \(Redacted.url(url))")
         case .restored(let row) where !row.isFinished:
-            logger.info("resuming #\(row.id) \(row.url)")
+            logger.info("resuming #\(row.id) \(Redacted.url(row.url))")
         case .saved(let id, let path):
             logger.info("saved #\(id) to \(path)")
         case .note(let id, let text) where text.contains(" hook "):

@@ -1,4 +1,5 @@
 // A row as the daemon's API shows it: one JSON object with the facts `sluice ls` prints.
+import SluiceStore
 import SluiceViewModel
 
 public enum TaskJSON {
@@ -6,7 +7,7 @@ public enum TaskJSON {
     public static func object(_ row: TaskRow, now: UInt64) -> String {
         var fields: [(String, String)] = [
             ("id", String(row.id)),
-            ("url", JSONText.quote(row.url)),
+            ("url", JSONText.quote(Redacted.url(row.url))),
             ("name", JSONText.quote(row.name)),
             ("kind", JSONText.quote(row.kind.rawValue)),
             ("state", JSONText.quote(row.stateWord)),

@@ -28,6 +28,24 @@ public enum Redacted {
         }
     }
 
+    /// A URL's password replaced, as wget shows one: `http://carol:*password*@host/`. The task keeps the URL whole
+    /// where it is fetched from; a user name alone is no secret and stays.
+    public static func url(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }  // most URLs: one pass over the bytes
+        let characters = Array(text)
+        var start: Int?  // after "://"
+        for i in 0..<max(0, characters.count - 2) where characters[i] == ":" && characters[i + 1] == "/" && characters[i + 2] == "/" {
+            start = i + 3
+            break
+        }
+        guard let start else { return text }
+        var end = start
+        while end < characters.count, !"/?#".contains(characters[end]) { end += 1 }
+        guard let at = characters[start..<end].lastIndex(of: "@"),
+              let colon = characters[start..<at].firstIndex(of: ":") else { return text }
+        return String(characters[..<colon]) + ":*password*" + String(characters[at...])
+    }
+
     /// A "Name: value" line with its value redacted as `value(_:ofHeader:)` does; a line without a colon as it is.
     public static func headerLine(_ line: String) -> String {
         guard let colon = line.firstIndex(of: ":") else { return line }

@@ -39,7 +39,7 @@ enum DetailPane {
             flush()
         }
         pair([("task", "#\(row.id) \(row.kind.rawValue)"), ("name", row.name), ("host", row.host ?? "")])
-        pair([("url", row.url)])
+        pair([("url", Redacted.url(row.url))])
         if let target = row.redirectedTo { pair([("redirected to", target)]) }
         var state = row.awaitingDisposition ? "awaiting disposition (r allow, c cancel, d download)" : row.stateWord
         if let words = row.failureWords { state += ": " + words[0] }

@@ -1,5 +1,6 @@
 // Progress as plain text, one line per task, for when standard output is not a terminal.
 import SluiceEngine
+import SluiceStore
 import SluiceViewModel
 
 /// One plain line per task for logs and pipes: no colour, no escape sequence.
@@ -31,7 +32,7 @@ public enum PlainLine {
         if let rate = row.bytesPerSecond(now: now) { part(ByteCountText.rate(rate)) }
         if let path = row.savedPath { part("saved " + path) }
         part(row.name)
-        part(row.url)
+        part(Redacted.url(row.url))
         if case .failed(let failure) = row.outcome { part("(" + failure.detail + ")") }
         return Sanitized.text(line)
     }

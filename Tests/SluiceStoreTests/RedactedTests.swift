@@ -23,4 +23,13 @@ import Testing
         #expect(StoredHeader(name: "Cookie", value: "a=1; b=2").displayValue == "a=[redacted]; b=[redacted]")
         #expect(StoredHeader(name: "Authorization", value: "Digest x=y").displayValue == "Digest [redacted]")
     }
+
+    /// A password in a URL is shown as wget shows it; the rest of the URL, and a user name alone, stay.
+    @Test func aURLsPasswordIsHidden() {
+        #expect(Redacted.url("http://carol:TopSecret9@127.0.0.1:18199/bytes/12") == "http://carol:*password*@127.0.0.1:18199/bytes/12")
+        #expect(Redacted.url("https://bob@h/x") == "https://bob@h/x")
+        #expect(Redacted.url("http://h/a@b:c") == "http://h/a@b:c", "an @ in the path is no user")
+        #expect(Redacted.url("http://u:p:q@h:8080/x?y=@") == "http://u:*password*@h:8080/x?y=@")
+        #expect(Redacted.url("data:,a:b@c") == "data:,a:b@c")
+    }
 }
