@@ -54,7 +54,8 @@ struct OutputFile {
             throw CLIFailure(code: 1, message: "cannot write \(what): \(Sanitized.text(directory)) is not a directory")
         }
         guard access(directory, W_OK) == 0 else {
-            throw CLIFailure(code: 1, message: "cannot write \(what): no permission to write in \(Sanitized.text(directory))")
+            let why = errno == EROFS ? "\(Sanitized.text(directory)) is on a read-only file system" : "no permission to write in \(Sanitized.text(directory))"
+            throw CLIFailure(code: 1, message: "cannot write \(what): " + why)
         }
         return directory
     }

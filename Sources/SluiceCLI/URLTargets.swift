@@ -50,7 +50,10 @@ struct URLTargets {
     }
 
     static func refused(_ text: String) -> CLIFailure {
-        CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))")
+        // A bare word is more likely a mistyped command (`sluice sotp`) than a URL.
+        let isWord = !text.isEmpty && text.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || $0 == 45 }
+        let hint = isWord ? " (nor a command: sluice --help lists them)" : ""
+        return CLIFailure(code: 2, message: "not a URL sluice can fetch: \(Sanitized.text(text))" + hint)
     }
 
     /// A refused URL of an -i list, named by its file and line, the whole line quoted: "urls.txt:2: not a URL sluice

@@ -150,6 +150,8 @@ final class DownloadFile: @unchecked Sendable {
         case ENOSPC: "the disk is full"
         case EDQUOT: "the disk quota is used up"
         case EFBIG: "the file would pass the size limit"
+        case ELOOP: "it is a symbolic link, which sluice does not follow there"  // O_NOFOLLOW's answer
+        case EROFS: "the file system is read-only"
         default: String(cString: strerror(code))
         }
     }

@@ -205,7 +205,7 @@ public final class TransferApp: Sendable {
             postQueueOrder()
         case .setConcurrency(let limit):
             delegate.setConcurrency(limit)
-            return "at most \(delegate.concurrency) transfers at once"
+            return "at most \(delegate.concurrency) transfer\(delegate.concurrency == 1 ? "" : "s") at once"
         case .setSessionRate(let limit):
             session.setMaximumBytesPerSecond(limit)
             inbox.post(.sessionRateLimit(limit))

@@ -28,4 +28,10 @@ import Testing
             }
         }
     }
+
+    /// A mistyped command is said to be neither a URL nor a command.
+    @Test func aBareWordIsSaidToBeNoCommandEither() {
+        #expect(URLTargets.refused("sotp").message == "not a URL sluice can fetch: sotp (nor a command: sluice --help lists them)")
+        #expect(URLTargets.refused("ftp://x/y").message == "not a URL sluice can fetch: ftp://x/y")
+    }
 }

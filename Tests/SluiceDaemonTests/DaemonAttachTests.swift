@@ -57,7 +57,7 @@ struct DaemonAttachTests {
             try await both("the limit") { $0.model.row(1)?.rateLimit == 1000 }
 
             // The queue: one at a time, two more waiting, the last moved to the front.
-            #expect(one.driver.perform(.setConcurrency(1)) == "at most 1 transfers at once")
+            #expect(one.driver.perform(.setConcurrency(1)) == "at most 1 transfer at once")
             #expect(one.driver.perform(.resume(1)) == nil)
             for n in 2...3 { #expect(one.driver.perform(.add(server.url("/bytes/1000?n=\(n)").absoluteString, .download)) == nil) }
             try await both("two queued") { $0.model.rows.count == 3 && $0.model.counts.queued == 2 }
