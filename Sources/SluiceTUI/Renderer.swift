@@ -73,7 +73,11 @@ public enum Renderer {
             case .taskRate(let id): "Limit #\(id) to (2M, 500k; 0 for none): "
             case .refreshURL(let id): "New URL for #\(id): "
             }
-            return StyledLine([Span(label, .prompt), Span(Sanitized.text(text) + "▏", .prompt)])
+            // The end of what is typed stays in sight, as in a shell: a pasted URL or curl command is longer than the
+            // line. A label that leaves little room gives way to "> ".
+            let shownLabel = width - TextWidth.of(label) - 1 < 12 ? "> " : label
+            let room = max(2, width - TextWidth.of(shownLabel) - 1)
+            return StyledLine([Span(shownLabel, .prompt), Span(TextWidth.keepingEnd(Sanitized.text(text), to: room) + "▏", .prompt)])
         case .confirmQuit:
             return StyledLine(ui.quitKeepsDownloads
                 ? "Transfers are still running. Quit? Downloads resume next time, data tasks are cancelled. (y/n)"

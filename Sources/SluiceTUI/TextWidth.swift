@@ -98,6 +98,21 @@ public enum TextWidth {
         return lines
     }
 
+    /// `text` in at most `width` columns, its end kept: "…" and the last columns that fit (a prompt's cursor end).
+    public static func keepingEnd(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard of(text) > width else { return text }
+        var tail = String.UnicodeScalarView()
+        var used = 1  // the ellipsis
+        for scalar in text.unicodeScalars.reversed() {
+            let w = of(scalar)
+            if used + w > width { break }
+            tail.append(scalar)
+            used += w
+        }
+        return "…" + String(String.UnicodeScalarView(tail.reversed()))
+    }
+
     /// Exactly `width` columns: cut with "…" or padded with spaces (on the right, or the left for numbers).
     public static func fit(_ text: String, to width: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: width)

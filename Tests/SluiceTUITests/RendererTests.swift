@@ -99,6 +99,22 @@ func fixture(_ name: String) -> String? {
         #expect(render(19, 5).first?.text.hasPrefix("Sluice needs 20x5") == true)
     }
 
+    /// A long URL typed or pasted in the add prompt shows its end, where the cursor is: it was cut with "…" at
+    /// the right edge, and at 20 columns nothing typed was visible at all.
+    @Test func thePromptShowsTheEndOfWhatIsTyped() {
+        let typed = "http://127.0.0.1:18199/bytes/77777?x=" + String(repeating: "verylong_", count: 20) + "END"
+        for width in [120, 40, 20] {
+            var ui = UIState()
+            ui.mode = .prompt(.addURL, typed)
+            let bottom = render(width, 10, ui: ui).last?.text ?? ""
+            #expect(bottom.trimmingCharacters(in: .whitespaces).hasSuffix("END▏"), "\(width): \(bottom)")
+            #expect(TextWidth.of(bottom) == width, "\(width): \(bottom)")
+        }
+        var short = UIState()
+        short.mode = .prompt(.addURL, "http://h/x")
+        #expect(render(80, 10, ui: short).last?.text.hasPrefix("Add URL (Tab: as download): http://h/x▏") == true)
+    }
+
     @Test(arguments: ["80x24", "100x30", "40x10", "120x40"])
     func matchesTheSnapshot(name: String) throws {
         let size = name.split(separator: "x").compactMap { Int($0) }
