@@ -36,7 +36,8 @@ struct DataURL: Equatable {
         mediaType = media
     }
 
-    /// Bytes with every `%XY` escape decoded; nil for a malformed escape.
+    /// Bytes with every `%XY` escape decoded; nil for a malformed escape (also RFC 8187's values, in
+    /// `MediaType.extendedValue`).
     static func percentDecoded(_ s: String) -> [UInt8]? {
         var out: [UInt8] = []
         var bytes = s.utf8.makeIterator()
@@ -48,7 +49,7 @@ struct DataURL: Equatable {
         return out
     }
 
-    /// A hexadecimal digit's value (also RFC 8187's percent escapes, in `MediaType.extendedValue`).
+    /// A hexadecimal digit's value.
     static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")

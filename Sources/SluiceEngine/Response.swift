@@ -116,19 +116,7 @@ enum MediaType {
     static func extendedValue(_ value: String) -> String? {
         let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        let encoded = Array(parts[2].utf8)
-        var bytes: [UInt8] = []
-        var i = 0
-        while i < encoded.count {
-            guard encoded[i] == UInt8(ascii: "%") else {
-                bytes.append(encoded[i])
-                i += 1
-                continue
-            }
-            guard i + 3 <= encoded.count, let high = DataURL.hexValue(encoded[i + 1]), let low = DataURL.hexValue(encoded[i + 2]) else { return nil }
-            bytes.append(high << 4 | low)
-            i += 3
-        }
+        guard let bytes = DataURL.percentDecoded(String(parts[2])) else { return nil }
         switch parts[0].lowercased() {
         case "utf-8": return String(validating: bytes, as: UTF8.self)
         case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
