@@ -7,54 +7,54 @@ public enum KeyHandler {
         case .help:
             if let action = Action.action(for: key), [.close, .help, .quit].contains(action) { ui.mode = .normal }
             return []
-        case .confirmQuit:
-            if key == .character("y") || key == .character("Y") { return [.quit] }
-            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
-            return []
-        case .confirmPurge(let id, let path):
-            if key == .character("y") || key == .character("Y") {
-                ui.mode = .normal
-                guard model.remove(id) else {
-                    ui.message = "#\(id) is under way again: nothing removed"
-                    return []
-                }
-                return [.purge(id, savedPath: path)]
-            }
-            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
-            return []
-        case .confirmCancel(let id):
-            if key == .character("y") || key == .character("Y") {
-                ui.mode = .normal
-                return [.intent(.cancel(id))]
-            }
-            if key == .character("s") {
-                ui.mode = .normal
-                return [.intent(.suspend(id))]
-            }
-            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
-            return []
-        case .confirmClearEnded:
-            if key == .character("y") || key == .character("Y") {
-                ui.mode = .normal
-                let ended = model.rows.filter(\.isFinished).map(\.id)  // as they are now: one may have ended meanwhile
-                for id in ended { _ = model.remove(id) }
-                ui.message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
-                return ended.map { .forget($0) }
-            }
-            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
-            return []
-        case .confirmStopDaemon:
-            if key == .character("y") || key == .character("Y") {
-                ui.mode = .normal
-                return [.stopDaemon]
-            }
-            if key == .character("n") || key == .character("N") || key == .escape { ui.mode = .normal }
-            return []
+        case .confirmQuit, .confirmPurge, .confirmCancel, .confirmClearEnded, .confirmStopDaemon:
+            return answer(key, ui: &ui, model: &model)
         case .prompt(let kind, let text):
             return prompt(kind, text, key, ui: &ui, model: &model)
         case .normal:
             guard let action = Action.action(for: key) else { return [] }
             return perform(action, ui: &ui, model: &model)
+        }
+    }
+
+    /// A y/n question's key: y carries the question out, n or Esc closes it, `s` in the cancel question suspends
+    /// instead; any other key leaves it open.
+    private static func answer(_ key: Key, ui: inout UIState, model: inout Model) -> [UICommand] {
+        let question = ui.mode
+        if key == .character("n") || key == .character("N") || key == .escape {
+            ui.mode = .normal
+            return []
+        }
+        if case .confirmCancel(let id) = question, key == .character("s") {
+            ui.mode = .normal
+            return [.intent(.suspend(id))]
+        }
+        guard key == .character("y") || key == .character("Y") else { return [] }
+        switch question {
+        case .confirmQuit:
+            return [.quit]
+        case .confirmPurge(let id, let path):
+            ui.mode = .normal
+            guard model.remove(id) else {
+                ui.message = "#\(id) is under way again: nothing removed"
+                return []
+            }
+            return [.purge(id, savedPath: path)]
+        case .confirmCancel(let id):
+            ui.mode = .normal
+            return [.intent(.cancel(id))]
+        case .confirmClearEnded:
+            ui.mode = .normal
+            let ended = model.rows.filter(\.isFinished).map(\.id)  // as they are now: one may have ended meanwhile
+            for id in ended { _ = model.remove(id) }
+            ui.message = "removed \(ended.count) task\(ended.count == 1 ? "" : "s") that had ended"
+            return ended.map { .forget($0) }
+        case .confirmStopDaemon:
+            ui.mode = .normal
+            return [.stopDaemon]
+        case .normal, .help, .prompt:
+            assertionFailure("answer(_:ui:model:) is for y/n questions; \(question) is none")  // `handle` sends only those
+            return []
         }
     }
 
