@@ -5,7 +5,9 @@ import CCurl
 /// Loop thread only. libcurl paces each easy handle itself: it stops reading the socket while the handle's average
 /// since the start of its current window (reset every 3 s) is above the limit, and it reads the limit afresh at each
 /// check, so a new value takes effect on a running transfer (libcurl 7.74 and later start that window with the
-/// transfer; before, a limit set mid-transfer was measured from 1970 and never held: curl issue 6162).
+/// transfer; before, a limit set mid-transfer was measured from 1970 and never held: curl issue 6162). But it checks
+/// only between bursts of up to 100 buffers, and a buffer can be sized only before the transfer starts: a transfer
+/// whose burst would be more than a second of its limit is paced by the engine instead (ReceivePacer).
 final class RateGovernor {
     private(set) var sessionLimit: Int64?
     /// A transfer started or ended, or a limit changed: share again in this turn.
@@ -13,6 +15,8 @@ final class RateGovernor {
     private var nextShare: UInt64 = 0
     private var flows: [ObjectIdentifier: FlowState] = [:]
     private let receiveBufferSize: Int
+    /// Transfers the engine paces or has paced: the loop lets each go on once its limit allows (`releasePaced`).
+    private var paced: [ObjectIdentifier: Transfer] = [:]
 
     private struct FlowState {
         /// What the easy handle was last given; 0: no limit.
@@ -26,7 +30,14 @@ final class RateGovernor {
         var debt: Double = 0
         var lastBytes: Int64 = 0
         var lastShare: UInt64
+        /// What libcurl reads at a time: the session's size unless a limit came before the transfer started.
+        var bufferSize: Int
+        /// The engine paces it (its limit came too late or is too low for libcurl); for the rest of its life.
+        var byEngine = false
     }
+
+    /// libcurl reads up to this many buffers in a row before it looks at the limit again.
+    static let readsPerBurst: Int64 = 100
 
     /// A debt is repaid over this many seconds; credit (bytes not taken) is kept for at most one second's worth,
     /// so a transfer that was slow cannot burst far past its limit when it speeds up.
@@ -119,7 +130,14 @@ final class RateGovernor {
             endedBytes += bytes
         }
         flows[ObjectIdentifier(transfer)] = nil
+        paced[ObjectIdentifier(transfer)] = nil
         dirty = true
+    }
+
+    /// The paced transfers that are held and may go on now; the loop releases them (which may end them).
+    func pacedDue(now: UInt64) -> [Transfer] {
+        guard !paced.isEmpty else { return [] }
+        return paced.values.filter { $0.isRateHeld && $0.mayGoOn(now: now) }
     }
 
     /// Called once per loop turn; costs nothing unless a share is due.
@@ -138,7 +156,7 @@ final class RateGovernor {
         var input: [RateShare.Flow] = []
         for (index, (t, easy, cap)) in present.enumerated() {
             let isNew = flows[ObjectIdentifier(t)] == nil
-            var state = flows[ObjectIdentifier(t)] ?? FlowState(sampledAt: now, lastShare: now)
+            var state = flows[ObjectIdentifier(t)] ?? FlowState(sampledAt: now, lastShare: now, bufferSize: receiveBufferSize)
             if isNew { state.applied = -1 }  // not yet given: the buffer is sized below, before its first read
             var received: curl_off_t = 0
             if sluice_easy_getinfo_off(easy, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK {
@@ -173,17 +191,25 @@ final class RateGovernor {
                 // buffer of 1/256 of the limit bounds a burst to 0.4 s worth. Not smaller: a transfer otherwise
                 // reads about one buffer per loop turn, and with 1/512 one that was given more at a re-share could
                 // not take it (measured: stuck near its first part).
+                // Refused once the transfer has begun (its buffer is allocated): then it keeps the session's size.
                 if value > 0 {
                     let size = min(receiveBufferSize, max(1024, Int(value / 256)))
-                    _ = sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size)
+                    if sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size) == CURLE_OK { state.bufferSize = size }
                 }
                 state.applied = 0
             }
-            if value != state.applied, sluice_easy_setopt_off(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(value)) == CURLE_OK {
-                state.applied = value
+            if let limit, !state.byEngine, Int64(state.bufferSize) * Self.readsPerBurst > limit {
+                state.byEngine = true
+                paced[key] = t
+            }
+            let libcurlValue = state.byEngine ? 0 : value
+            t.pace(rate: state.byEngine ? limit : nil, now: now)
+            if libcurlValue != state.applied,
+               sluice_easy_setopt_off(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(libcurlValue)) == CURLE_OK {
+                state.applied = libcurlValue
             }
             // A transfer that has no limit and never needs one again is forgotten.
-            kept[key] = sessionLimit == nil && value == 0 ? nil : state
+            kept[key] = sessionLimit == nil && limit == nil ? nil : state
         }
         flows = kept
     }
@@ -191,14 +217,17 @@ final class RateGovernor {
     struct Limit: Sendable, Equatable {
         /// The transfer's share: its own limit, or its part of the session's, whichever is lower.
         let allotted: Int64
-        /// What libcurl holds now: the share corrected for what libcurl let through past it so far.
+        /// What libcurl holds now: the share corrected for what libcurl let through past it so far; or the share
+        /// itself, which the engine holds.
         let applied: Int64
+        let byEngine: Bool
     }
 
     /// The transfer's receive limit; nil when it has none.
     func limit(of transfer: Transfer) -> Limit? {
-        guard let state = flows[ObjectIdentifier(transfer)], let allotted = state.allotted, state.applied > 0 else { return nil }
-        return Limit(allotted: allotted, applied: state.applied)
+        guard let state = flows[ObjectIdentifier(transfer)], let allotted = state.allotted else { return nil }
+        if state.byEngine { return Limit(allotted: allotted, applied: allotted, byEngine: true) }
+        return state.applied > 0 ? Limit(allotted: allotted, applied: state.applied, byEngine: false) : nil
     }
 
     /// The limit libcurl is given so that the bytes received meet `allotted` on average.

@@ -72,6 +72,8 @@ struct RequestStateMachine: Equatable {
     private(set) var state: State = .head
     private(set) var suspended = false
     private(set) var backpressure = false
+    /// The transfer's bytes are ahead of its receive limit and libcurl cannot pace it (ReceivePacer).
+    private(set) var rateHeld = false
     /// The response is multipart/x-mixed-replace: one response per part, fed through the splitter.
     private(set) var multipart = false
     /// data: and file: bodies are read by the loop itself; there is nothing to unpause.
@@ -85,8 +87,9 @@ struct RequestStateMachine: Equatable {
 
     // MARK: What the driver asks
 
-    /// Whether bytes must not reach the task now: suspended, over the buffer limit, or an answer is owed.
-    var isHeld: Bool { suspended || backpressure || awaitsAnswer }
+    /// Whether bytes must not reach the task now: suspended, over the buffer limit, ahead of the receive limit, or
+    /// an answer is owed.
+    var isHeld: Bool { suspended || backpressure || rateHeld || awaitsAnswer }
 
     var awaitsAnswer: Bool {
         switch state {
@@ -189,9 +192,9 @@ struct RequestStateMachine: Equatable {
             return .deliverResponse
         case .askingRedirect, .followingAfterBody, .askingChallenge, .resendingAfterBody, .awaitingAnswer:
             // While only the answer is awaited, a small body gathers instead of pausing libcurl at once.
-            return !suspended && !backpressure && !multipart && fits ? .gather : .pauseReceiving
+            return !suspended && !backpressure && !rateHeld && !multipart && fits ? .gather : .pauseReceiving
         case .streaming:
-            if suspended || backpressure { return .pauseReceiving }
+            if suspended || backpressure || rateHeld { return .pauseReceiving }
             return multipart ? .feedParts : .gather
         }
     }
@@ -336,6 +339,19 @@ struct RequestStateMachine: Equatable {
     mutating func resume() -> Action { release { $0.suspended = false } }
 
     mutating func drained() -> Action { release { $0.backpressure = false } }
+
+    /// The bytes are ahead of the receive limit: the next ones pause libcurl until `rateCaughtUp`. Only a
+    /// request that is receiving can be ahead.
+    mutating func holdForRate() -> Action {
+        switch state {
+        case .ended, .failing, .partComplete, .finished: return impossible("a receive-limit hold")
+        default:
+            rateHeld = true
+            return .none
+        }
+    }
+
+    mutating func rateCaughtUp() -> Action { release { $0.rateHeld = false } }
 
     private mutating func release(_ change: (inout RequestStateMachine) -> Void) -> Action {
         guard state != .finished else { return impossible("a release") }

@@ -53,6 +53,8 @@ final class Transfer {
     @exclusivity(unchecked) private var receivedSinceCheck = false
     /// What the session's receive budget has counted of this transfer's bytes (RateGovernor; loop thread only).
     var budgetCounted: Int64 = 0
+    /// The receive limit the engine keeps itself, when libcurl cannot (RateGovernor decides; nil otherwise).
+    @exclusivity(unchecked) private var pacer: ReceivePacer?
     private let inactivityLimit: UInt64
     private let maximumRedirects: Int
     private let deadline: UInt64
@@ -463,14 +465,20 @@ final class Transfer {
         askIfRefused()
         // Only the first byte of a response decides whether it is a multipart stream.
         let boundary = machine.readsHead && !(task is DownloadTask) ? multipartBoundary() : nil
+        if pacer != nil, !machine.rateHeld, pacer?.mayReceive(now: uptimeNow()) == false {
+            let action = machine.holdForRate()
+            if action != .none { return inCallback(action, count) }
+        }
         while true {
             switch machine.bodyArrived(fits: pendingCount + count <= pool.size, isMultipart: boundary != nil) {
             case .gather:
                 receivedSinceCheck = true
+                pacer?.take(count)
                 gather(chunk)
                 return count
             case .feedParts:
                 receivedSinceCheck = true
+                pacer?.take(count)
                 if splitter == nil, let boundary { splitter = MultipartSplitter(boundary: boundary) }
                 splitter?.feed(chunk)
                 pumpParts()
@@ -609,6 +617,30 @@ final class Transfer {
     func challengeAnswered(resend: Bool) -> Outcome {
         let length = headerParser.fields["Content-Length"].flatMap { Int($0) }
         return perform(machine.challengeAnswered(resend: resend, shortBody: length.map { $0 <= Self.awaitedRedirectBody } ?? false))
+    }
+
+    /// The engine keeps this transfer's receive limit from now on (`rate`), or no longer (nil): libcurl cannot. A
+    /// transfer held meanwhile goes on when the loop next asks (`mayGoOn`).
+    func pace(rate: Int64?, now: UInt64) {
+        guard let rate else {
+            pacer = nil
+            return
+        }
+        if pacer == nil { pacer = ReceivePacer(rate: rate, now: now) } else { pacer?.change(rate: rate, now: now) }
+    }
+
+    /// Held for its receive limit.
+    var isRateHeld: Bool { machine.rateHeld }
+
+    /// Whether a transfer held for its receive limit may go on: the limit allows more bytes, or is gone.
+    func mayGoOn(now: UInt64) -> Bool {
+        pacer?.mayReceive(now: now) != false
+    }
+
+    /// Released from its receive-limit hold.
+    func rateCaughtUp(now: UInt64) -> Outcome {
+        lastActivity = now  // the wait was the limit's, not the network's
+        return perform(machine.rateCaughtUp())
     }
 
     /// The upload stream has bytes again: let libcurl send, unless the task is suspended.

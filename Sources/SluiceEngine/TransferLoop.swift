@@ -227,7 +227,9 @@ final class TransferLoop: @unchecked Sendable {
             }
             for command in pending { apply(command) }
             pending.removeAll(keepingCapacity: true)
-            rates.share(transfers.values, now: uptimeNow())
+            let turn = uptimeNow()
+            rates.share(transfers.values, now: turn)
+            for t in rates.pacedDue(now: turn) { settle(t, t.rateCaughtUp(now: turn)) }
             _ = curl_multi_perform(multi, &running)
             for t in transfers.values { t.flushPending() }
             collectFinished(multi)

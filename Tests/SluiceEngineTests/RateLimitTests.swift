@@ -108,6 +108,32 @@ import Testing
         #expect(await limit(of: task, in: session) == nil)
     }
 
+    /// A limit given to a transfer that is already receiving at full speed: libcurl's receive buffer is full-sized
+    /// by then and cannot be shrunk, and its own pacing let whatever sat in the socket through at once (MBs), then
+    /// waited that long silent, which the inactivity timeout took for a dead server. Bounds, not timing: bytes may
+    /// only ever trail the limit, never exceed its allowance by more than one read; the transfer must go on.
+    @Test func aLimitGivenToATransferAtFullSpeedHoldsItFromThenOnWithoutAStall() async throws {
+        let server = try Servers.shared()
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = 2
+        let session = Session(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: server.url("/bytes/100000000000?mid-transfer-limit"))
+        task.resume()
+        #expect(await eventually { task.countOfBytesReceived >= 4_000_000 })
+        let rate: Int64 = 300_000
+        task.maximumBytesPerSecond = rate
+        #expect(await limit(of: task, in: session)?.allotted == rate, "\(task.state) \(String(describing: task.error))")
+        let start = task.countOfBytesReceived
+        let startedAt = uptimeNow()
+        // Three seconds' worth, which the silence that ended the transfer before came well before.
+        let reached = await eventually(20) { task.countOfBytesReceived >= start + 3 * rate || task.state == .completed }
+        let seconds = Double(uptimeNow() - startedAt) / 1e9
+        #expect(reached && task.state == .running, "\(String(describing: task.error))")
+        let allowance = Int64(Double(rate) * (seconds + 1)) + Int64(configuration.receiveBufferSize)
+        #expect(task.countOfBytesReceived - start <= allowance, "\(task.countOfBytesReceived - start) in \(seconds) s")
+    }
+
     @Test func theSessionLimitIsSharedAndChangesLive() async throws {
         let server = try Servers.shared()
         var configuration = SessionConfiguration()

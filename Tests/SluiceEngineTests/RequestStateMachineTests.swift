@@ -228,6 +228,31 @@ private func isInternalError(_ action: Machine.Action) -> Bool {
         #expect(m.drained() == .unpause)
     }
 
+    @Test func aRateHoldPausesUntilTheLimitAllowsAgainAndStopsTheInactivityClock() {
+        var m = machine(streaming)
+        #expect(m.holdForRate() == .none)
+        #expect(m.bodyArrived(fits: true, isMultipart: false) == .pauseReceiving)
+        #expect(!m.timeoutApplies)  // the silence is the limit's
+        #expect(m.rateCaughtUp() == .unpause)
+        #expect(m.timeoutApplies)
+    }
+
+    @Test func aRateHoldWhileTheAnswerIsAwaitedPausesInsteadOfGathering() {
+        var m = machine(awaiting)
+        _ = m.holdForRate()
+        #expect(m.bodyArrived(fits: true, isMultipart: false) == .pauseReceiving)
+        #expect(m.rateCaughtUp() == .none)  // the answer is still owed
+        #expect(m.bodyArrived(fits: true, isMultipart: false) == .gather)
+    }
+
+    @Test func aSuspendedTaskCaughtUpWithItsLimitStaysPaused() {
+        var m = machine(streaming)
+        _ = m.holdForRate()
+        _ = m.suspend()
+        #expect(m.rateCaughtUp() == .none)
+        #expect(m.resume() == .unpause)
+    }
+
     @Test func aReleaseOfWhatIsNotHeldChangesNothing() {
         var m = machine(streaming)
         _ = m.suspend()
@@ -310,6 +335,13 @@ private func isInternalError(_ action: Machine.Action) -> Bool {
         #expect(message.contains("ended(nil)"))  // and the state
         // The transfer still ends, with the internal error, once nothing holds it.
         #expect(m.resume() == .finish(TransferError(.unknown, message)))
+    }
+
+    @Test func aRateHoldAfterTheEnd() {
+        var m = machine(streaming)
+        _ = m.suspend()
+        _ = m.ended(nil, headComplete: true)
+        #expect(isInternalError(m.holdForRate()))
     }
 
     @Test func aSecondEnd() {
