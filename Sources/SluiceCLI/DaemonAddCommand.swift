@@ -90,10 +90,7 @@ struct DaemonAddCommand: ParsableCommand {
         }
         let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste, hostRules: HostRulesApplied(config))
         let directory = DaemonOptions.absolute(outputDir ?? config.outputDir.value ?? ".")
-        var info = stat()
-        guard data || output != nil || (stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
-            throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(directory)) does not exist")
-        }
+        if !data && output == nil { try InterfaceOptions.makeOutputDirectory(directory) }
         let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
         for (index, (url, valid)) in zip(urls, parsed).enumerated() {
             let output = outputs?[index] ?? self.output

@@ -9,11 +9,12 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceStore
 import SluiceTUI
 import SluiceViewModel
 
 struct InterfaceOptions: ParsableArguments {
-    @Option(name: .customLong("output-dir"), help: "Where downloads (converted tasks) are saved; the current directory by default (or the config file's output-dir).")
+    @Option(name: .customLong("output-dir"), help: "Where downloads (converted tasks) are saved, made when missing; the current directory by default (or the config file's output-dir).")
     var outputDirGiven: String?
 
     @Option(name: .customLong("theme"), help: "A theme name from themes/ (default, light, mono) or a path to a theme file (or the config file's theme).")
@@ -22,14 +23,23 @@ struct InterfaceOptions: ParsableArguments {
     var outputDir: String { outputDirGiven ?? "." }
     var theme: String { themeGiven ?? "default" }
 
+    /// The download directory, made with its parents when it is missing, as aria2c -d and wget -P make theirs (a
+    /// manager's users expect it; `sluice get` keeps curl's --create-dirs). Whatever is there is left alone.
+    static func makeOutputDirectory(_ path: String) throws(CLIFailure) {
+        var info = stat()
+        if stat(path, &info) != 0, let failure = Directories.make(path, mode: 0o777) {
+            throw CLIFailure(code: 1, message: "cannot make the output directory \(Sanitized.text(failure.path)): \(failure.reason)")
+        }
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(path)) is not a directory")
+        }
+    }
+
     /// Checks everything before the terminal is touched, so an error never leaves a half-drawn screen. Plain
     /// progress lines use no theme: off a terminal only a theme the user named is read (and a broken one reported),
     /// so a copied binary without its themes folder still prints progress.
     func prepare(interactive: Bool) throws -> (directory: String, theme: Theme, useColor: Bool) {
-        var info = stat()
-        guard stat(outputDir, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw CLIFailure(code: 1, message: "the output directory \(Sanitized.text(outputDir)) does not exist")
-        }
+        try Self.makeOutputDirectory(outputDir)
         guard access(outputDir, W_OK) == 0 else {
             throw CLIFailure(code: 1, message: "no permission to write in \(Sanitized.text(outputDir))")
         }
