@@ -70,16 +70,27 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         self.resumeFrom = resumeFrom
         self.partialFile = partialFile ?? resumeFrom?.path
         createsPartialExclusively = exclusive && resumeFrom == nil
+        conversionFile = nil
+        missingHead = Atomic(0)
         awaitingTakeOver = Atomic(false)
         splitSetting = Atomic(max(1, resumeFrom?.connections ?? 1))
         super.init(identifier: identifier, request: request, session: session)
     }
+
+    /// The file a converted download writes (its data task's `downloadPartialFile` when that could be made); nil
+    /// for a download made as one.
+    public let conversionFile: String?
+    /// Body bytes a converted download's file lacks at its start: what the data task received, until the delegate
+    /// gives them back (`prependReceivedData`). While any are missing, the file is no resumable prefix of the body.
+    private let missingHead: Atomic<Int64>
 
     /// Takes over `dataTask`'s transfer after it delivered `received` bytes; the writer waits for `takeOver()`.
     init(identifier: Int, continuing dataTask: DataTask, file: DownloadFile, received: Int64) {
         writer = DispatchQueue(label: "sluice.download.\(identifier)", attributes: .initiallyInactive, target: Self.writers)
         resumeFrom = nil
         partialFile = nil
+        conversionFile = file.path
+        missingHead = Atomic(received)
         createsPartialExclusively = false
         awaitingTakeOver = Atomic(true)
         splitSetting = Atomic(1)
@@ -175,6 +186,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             return false
         }
         written.store(file.size, ordering: .relaxed)
+        missingHead.store(max(0, missingHead.load(ordering: .relaxed) - Int64(data.count)), ordering: .relaxed)
         let expected = expectedTotal.load(ordering: .relaxed)
         if expected >= 0 { expectedTotal.store(expected + Int64(data.count), ordering: .relaxed) }
         return true
@@ -188,7 +200,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         writer.async { [self] in
             guard fileOpened.load(ordering: .acquiring), !resumeDataRequest.withLock({ $0.closed }), writeFailure == nil, let file,
                   originalRequest.method.uppercased() == "GET", let status = response?.statusCode,
-                  status == 200 || status == 206, file.sync() else { return handler(nil) }
+                  status == 200 || status == 206, missingHead.load(ordering: .relaxed) == 0, file.sync() else { return handler(nil) }
             handler(makeResumeData(file))
         }
     }
@@ -385,7 +397,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             }
             return
         }
-        let resume = keepsPartial(error, asked: handler != nil) ? makeResumeData(file) : nil
+        let resume = keepsPartial(error, asked: handler != nil) && missingHead.load(ordering: .relaxed) == 0 ? makeResumeData(file) : nil
         segments = nil
         if resume == nil { file.remove() }
         error.resumeData = resume

@@ -495,6 +495,17 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 protocol CreditHolder: AnyObject {}
 
 public class DataTask: SessionTask, @unchecked Sendable {
+    private let partialFileForDownload = Mutex<String?>(nil)
+
+    /// Where the download this task may become (`convertToDownload`, `.becomeDownload`) writes: a file the caller
+    /// found free, created there exclusively (a caller's visible `NAME.sluice-part`, so a crash leaves it where a
+    /// rerun finds it). Nil, or a name taken meanwhile: a hidden name in the session's download directory. Set it
+    /// before the conversion; any thread.
+    public var downloadPartialFile: String? {
+        get { partialFileForDownload.withLock { $0 } }
+        set { partialFileForDownload.withLock { $0 = newValue } }
+    }
+
     /// Turns a running (or suspended) data task into a download task without a new request: the bytes not yet
     /// delivered go to the download's file, and `didBecome downloadTask` hands the new task over.
     /// Ignored once the task has completed.

@@ -537,7 +537,11 @@ final class TransferLoop: @unchecked Sendable {
         t.flushPending()
         let file: DownloadFile
         do {
-            file = try DownloadFile.create(in: configuration.downloadDirectory)
+            if let chosen = dataTask.downloadPartialFile, let made = try? DownloadFile.create(at: chosen, exclusive: true) {
+                file = made
+            } else {
+                file = try DownloadFile.create(in: configuration.downloadDirectory)
+            }
         } catch {
             return finish(t, TransferError(error.code, error.message, failingURL: dataTask.currentRequest.url))
         }

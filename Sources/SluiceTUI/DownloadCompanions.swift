@@ -71,6 +71,20 @@ public struct DownloadCompanions: Sendable, Equatable {
         return .failure(PlacementError(message: "no free name for \(name) in \(directory)"))
     }
 
+    /// A name whose partial file does not exist yet, for a download whose first bytes are already here (a data
+    /// task converted to one): it cannot continue an earlier run's partial file, so such names are passed over.
+    public static func claimFree(in directory: String, suggested: String?, url: String,
+                                 isHeld: (String) -> Bool) -> Result<Claim, PlacementError> {
+        var first = 0
+        while true {
+            switch claim(in: directory, suggested: suggested, url: url, from: first, isHeld: isHeld) {
+            case .success(let found) where found.isFree: return .success(found)
+            case .success(let found): first = found.attempt + 1
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+    }
+
     /// What a rerun of the same command finds: the download of `url` that an earlier run left under the name
     /// (partial file and checkpoint, the file itself absent), to be continued; or a partial file without a
     /// checkpoint (a run killed before its first second), to be started over in place. Nil when neither, or when

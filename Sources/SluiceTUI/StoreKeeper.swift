@@ -22,6 +22,8 @@ final class StoreKeeper: Sendable {
 
     private struct State {
         var facts: [Int: RowFacts] = [:]
+        /// Where a data task's row about to become a download writes (`converting`), until the conversion passes.
+        var conversions: [Int: DownloadCompanions] = [:]
         var records: [Int: StoredTask] = [:]
         /// What each record's timeline text was made from (see `TimelineMark`).
         var marks: [Int: TimelineMark] = [:]
@@ -109,7 +111,8 @@ final class StoreKeeper: Sendable {
             for (from, to) in conversions where s.facts[to] == nil {
                 if var facts = s.facts[from] {
                     facts.kind = .download
-                    facts.companions = nil  // placed in the output directory when it ends, as `d` always did
+                    // Beside its target, where a restart continues it; else placed in the output directory at its end.
+                    facts.companions = s.conversions.removeValue(forKey: from)
                     facts.createdAt = clock
                     s.facts[to] = facts
                 }
@@ -182,6 +185,11 @@ final class StoreKeeper: Sendable {
             return record
         }
         if let record { store.update(record) }
+    }
+
+    /// Row `id`'s data task is about to become a download written beside `companions.target`.
+    func converting(_ id: Int, into companions: DownloadCompanions) {
+        state.withLock { $0.conversions[id] = companions }
     }
 
     /// The row's download goes to other files from now on (nil: to none; its name was taken and no other was free).

@@ -33,6 +33,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         var downloadRows: [URL: Int] = [:]
         /// The targets of the app's downloads (their partial files are theirs for as long as the app runs).
         var targets: Set<String> = []
+        /// Where the download a data task's row is becoming goes, until `didBecome downloadTask`.
+        var converting: [Int: DownloadCompanions] = [:]
         var asking: Set<Int> = []
         var handlers: [Int: @Sendable (ResponseDisposition) -> Void] = [:]
         var kept: [Int: KeptBytes] = [:]
@@ -198,6 +200,17 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// A download of this process has its partial file at `target` + .sluice-part.
     func holds(target: String) -> Bool { state.withLock { $0.targets.contains(target) } }
 
+    /// The data task of row `id` is about to become a download written beside `companions.target`.
+    func converting(_ id: Int, into companions: DownloadCompanions) {
+        state.withLock { s in
+            s.converting[id] = companions
+            s.targets.insert(companions.target)
+        }
+    }
+
+    /// The row's response is held for the user's answer (`a`/`c`/`d`).
+    func isAwaitingAnswer(_ id: Int) -> Bool { state.withLock { $0.handlers[id] != nil } }
+
     /// The row of the app's download of `url` that is still under way, if any.
     func downloadRow(for url: URL) -> Int? { state.withLock { $0.downloadRows[url] } }
 
@@ -289,8 +302,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         let (kept, lost, newRow) = state.withLock { s -> (Data, Bool, Int) in
             let old = s.row(of: dataTask)
             let new = s.row(of: downloadTask)  // given by `translate` just before this call
+            // The engine wrote where the app chose unless another program took the name in between.
+            let companions = s.converting.removeValue(forKey: old).flatMap { downloadTask.conversionFile == $0.partialPath ? $0 : nil }
             s.rows[new] = ManagedTask(row: new, task: downloadTask, request: s.rows[old]?.request ?? dataTask.originalRequest,
-                                      kind: .download)
+                                      kind: .download, companions: companions)
             s.queue.handedOver(from: old, to: new)
             s.rows[old]?.endHandled = ObjectIdentifier(dataTask)  // it makes no more delegate calls
             let bytes = s.kept[old]?.take() ?? Data()
@@ -298,6 +313,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             return (bytes, s.release(old), new)
         }
         if !kept.isEmpty { downloadTask.prependReceivedData(kept) }
+        // What came before the conversion is on disk from now on, even if nothing more comes (a stalled server).
+        checkpoint(downloadTask, force: true)
         if lost {
             post(.note(id: newRow, "the first \(ByteCountText.format(dataTask.countOfBytesReceived)) were shown but not kept; the file holds the rest"))
         }

@@ -23,7 +23,7 @@ public final class TransferApp: Sendable {
     public let session: Session
     let delegate: TUIDelegate  // internal, not private: TransferApp+Headless adds to it
     let inbox = EventInbox()
-    private let outputDirectory: String
+    let outputDirectory: String
     let makeRequest: @Sendable (URL) -> Request
     /// Connections per download (`--split`): ranges at once when the server accepts them.
     let split: Int
@@ -192,11 +192,15 @@ public final class TransferApp: Sendable {
             if task.state == .completed { return "#\(id) has already completed" }
             task.cancel()
         case .convert(let id):
-            if delegate.answer(id, .becomeDownload) { return nil }
             guard let task = delegate.task(id) else { return "no such task" }
+            if delegate.isAwaitingAnswer(id), let dataTask = task as? DataTask {
+                placeConversion(id, dataTask)
+                if delegate.answer(id, .becomeDownload) { return nil }
+            }
             guard let dataTask = task as? DataTask else { return "#\(id) is already a download" }
             if task.state == .completed { return "#\(id) has already completed" }
             if delegate.isQueued(id) { return "#\(id) is queued: nothing to convert yet (r starts it now)" }
+            if dataTask.downloadPartialFile == nil { placeConversion(id, dataTask) }  // placed above if answered meanwhile
             dataTask.convertToDownload()
         case .move(let id, let step):
             guard delegate.task(id) != nil else { return "no such task" }

@@ -118,7 +118,7 @@ import Testing
         configuration.timeoutIntervalForRequest = 2
         let session = Session(configuration: configuration)
         defer { session.invalidateAndCancel() }
-        let task = session.dataTask(with: server.url("/bytes/100000000000?mid-transfer-limit"))
+        let task = session.dataTask(with: server.url("/drip?bytes=100000000000&chunk=65536&interval=5"))
         task.resume()
         #expect(await eventually { task.countOfBytesReceived >= 4_000_000 })
         let rate: Int64 = 300_000
