@@ -9,7 +9,7 @@ import SluiceViewModel
 
 struct CurlPasteOption: ParsableArguments {
     @Option(name: .customLong("curl"),
-            help: ArgumentHelp("Take the URL, method, headers, cookies and body from a pasted curl command (a browser's Copy as cURL (bash)); flags typed here win over the paste's.", valueName: "command"))
+            parsing: .unconditional, help: ArgumentHelp("Take the URL, method, headers, cookies and body from a pasted curl command (a browser's Copy as cURL (bash)); flags typed here win over the paste's.", valueName: "command"))
     var command: String?
 
     /// The paste, read; the flags it has that sluice ignores are named in one warning on stderr.

@@ -9,13 +9,13 @@ import SluiceStore
 import SluiceViewModel
 
 struct CurlScriptOptions: ParsableArguments {
-    @Option(name: .customLong("url"), help: ArgumentHelp("A URL to fetch, as an argument is (repeatable).", valueName: "url"))
+    @Option(name: .customLong("url"), parsing: .unconditionalSingleValue, help: ArgumentHelp("A URL to fetch, as an argument is (repeatable).", valueName: "url"))
     var urls: [String] = []
 
     @Flag(name: [.customShort("Z"), .customLong("parallel")], help: "Fetch several URLs at once (sluice always does; -j says how many).")
     var parallel = false
 
-    @Option(name: .customLong("parallel-max"), help: ArgumentHelp("How many transfers at once, as -j.", valueName: "N"))
+    @Option(name: .customLong("parallel-max"), parsing: .unconditional, help: ArgumentHelp("How many transfers at once, as -j.", valueName: "N"))
     var parallelMax: Int?
 
     @Flag(name: .customLong("create-dirs"), help: "Make the directories that -o and --output-dir name when they are missing.")

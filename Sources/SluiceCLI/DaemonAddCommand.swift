@@ -21,13 +21,13 @@ struct DaemonAddCommand: ParsableCommand {
     @Argument(help: "URLs to download.")
     var urls: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Save the (single) URL at this path.", valueName: "file"))
+    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Save the (single) URL at this path.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Save the URLs in this directory.", valueName: "dir"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Save the URLs in this directory.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(help: ArgumentHelp("Fetch each file as N ranges over N connections when its server accepts ranges.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fetch each file as N ranges over N connections when its server accepts ranges.", valueName: "N"))
     var split: Int?
 
     // Not --data: that is curl's request body, which `add` takes as curl does.
@@ -45,7 +45,7 @@ struct DaemonAddCommand: ParsableCommand {
     @OptionGroup var configFile: ConfigOption
 
     @Option(name: .customShort("i"),
-            help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input); not globbed, as curl.", valueName: "file"))
+            parsing: .unconditional, help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input); not globbed, as curl.", valueName: "file"))
     var inputFile: String?
 
     mutating func run() throws {

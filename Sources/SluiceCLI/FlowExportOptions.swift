@@ -16,11 +16,11 @@ import SluiceViewModel
 import Synchronization
 
 struct FlowExportOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Write the delegate flow as a Mermaid sequence diagram; several URLs go into one diagram.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write the delegate flow as a Mermaid sequence diagram; several URLs go into one diagram.",
                                valueName: "file"))
     var mermaid: String?
 
-    @Option(help: ArgumentHelp("Write the requests and responses (each redirect too) as a HAR 1.2 file.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write the requests and responses (each redirect too) as a HAR 1.2 file.", valueName: "file"))
     var har: String?
 
     @Flag(help: "With --har, put the response bodies in it (base64 unless text). One URL only.")

@@ -33,17 +33,17 @@ struct GetCommand: ParsableCommand {
     @Argument(help: "The URLs to fetch (http, https, file or data).")
     var urls: [String] = []
 
-    @Option(name: .customShort("i"), help: "Read more URLs from this file, one per line (- for standard input).")
+    @Option(name: .customShort("i"), parsing: .unconditional, help: "Read more URLs from this file, one per line (- for standard input).")
     var inputFile: String?
 
-    @Option(name: .customShort("j"), help: "With several URLs: how many transfers run at once (default 6, or the config file's jobs).")
+    @Option(name: .customShort("j"), parsing: .unconditional, help: "With several URLs: how many transfers run at once (default 6, or the config file's jobs).")
     var jobs: Int?
 
-    @Option(help: "Save each body in this directory under its server's name (never over an existing file) instead of writing to standard output.")
+    @Option(parsing: .unconditional, help: "Save each body in this directory under its server's name (never over an existing file) instead of writing to standard output.")
     var outputDir: String?
 
     @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("Save the body to this file with a download task; - is standard output, and a device, FIFO or socket is written into. Several -o pair with the URLs in order, as curl pairs them.", valueName: "output"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("Save the body to this file with a download task; - is standard output, and a device, FIFO or socket is written into. Several -o pair with the URLs in order, as curl pairs them.", valueName: "output"))
     var outputs: [String] = []
 
     /// The file -o names (the first, when several pair with several URLs).
@@ -55,19 +55,19 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "With -o, replace an existing file (or write over a block device).")
     var force = false
 
-    @Option(help: "What the delegate answers at the response: allow, cancel or becomeDownload.")
+    @Option(parsing: .unconditional, help: "What the delegate answers at the response: allow, cancel or becomeDownload.")
     var disposition: DispositionOption = .allow
 
     @Flag(help: "Write the delegate flow to stderr as JSON lines.")
     var trace = false
 
-    @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up (default 60, or the config file's timeout).")
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: "Seconds without a byte before giving up (default 60, or the config file's timeout).")
     var timeout: Double?
 
-    @Option(name: [.customShort("m"), .customLong("max-time")], help: "Give up on each transfer after this many seconds in all (--timeout counts the seconds without a byte).")
+    @Option(name: [.customShort("m"), .customLong("max-time")], parsing: .unconditional, help: "Give up on each transfer after this many seconds in all (--timeout counts the seconds without a byte).")
     var maxTime: Double?
 
-    @Option(name: [.customShort("r"), .customLong("range")], help: ArgumentHelp("Ask for these bytes only, as curl's -r: 0-499, 500-, or several joined with commas; the last 500 as --range=-500 (standard output only).", valueName: "range"))
+    @Option(name: [.customShort("r"), .customLong("range")], parsing: .unconditional, help: ArgumentHelp("Ask for these bytes only, as curl's -r: 0-499, 500-, or several joined with commas; the last 500 as -r -500 (standard output only).", valueName: "range"))
     var range: String?
 
     // curl's everyday flags for a script: `sluice get -fsSL URL | sh` and `sluice get -O URL` as curl users type them.
@@ -90,13 +90,13 @@ struct GetCommand: ParsableCommand {
     @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the Content-Disposition name (sluice always does; taken for curl's sake).")
     var remoteHeaderName = false
 
-    @Option(name: [.customShort("C"), .customLong("continue-at")], help: ArgumentHelp("With -o FILE: continue FILE from where it ends, as curl -C - (a download another program left half done; sluice continues its own partial files anyway). Only - is taken.", valueName: "-"))
+    @Option(name: [.customShort("C"), .customLong("continue-at")], parsing: .unconditional, help: ArgumentHelp("With -o FILE: continue FILE from where it ends, as curl -C - (a download another program left half done; sluice continues its own partial files anyway). Only - is taken.", valueName: "-"))
     var continueAt: String?
 
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Write what happens on the wire to stderr, as curl -v: libcurl's notes (*), each request head sent (>), each response head received (<).")
     var verbose = false
 
-    @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("After each transfer, write this with curl's variables filled in: %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %header{name}, %{json}... (@FILE: the text in FILE).", valueName: "format"))
+    @Option(name: [.customShort("w"), .customLong("write-out")], parsing: .unconditional, help: ArgumentHelp("After each transfer, write this with curl's variables filled in: %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %header{name}, %{json}... (@FILE: the text in FILE).", valueName: "format"))
     var writeOut: String?
 
     @OptionGroup var flowExport: FlowExportOptions

@@ -4,19 +4,19 @@ import ArgumentParser
 import SluiceTUI
 
 struct HookOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Run CMD (by /bin/sh) when a task finishes; SLUICE_TASK_ID, SLUICE_URL, SLUICE_FILE, SLUICE_STATUS, SLUICE_BYTES, SLUICE_ERROR say which.", valueName: "cmd"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run CMD (by /bin/sh) when a task finishes; SLUICE_TASK_ID, SLUICE_URL, SLUICE_FILE, SLUICE_STATUS, SLUICE_BYTES, SLUICE_ERROR say which.", valueName: "cmd"))
     var onComplete: String?
 
-    @Option(help: ArgumentHelp("Run CMD when a task fails or is cancelled (after its last retry), with the same variables.", valueName: "cmd"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run CMD when a task fails or is cancelled (after its last retry), with the same variables.", valueName: "cmd"))
     var onError: String?
 
-    @Option(help: ArgumentHelp("Run CMD when every task has ended.", valueName: "cmd"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run CMD when every task has ended.", valueName: "cmd"))
     var onQueueEmpty: String?
 
     @Flag(help: "A desktop notification (notify-send) when a task ends; the terminal's bell where there is none.")
     var notify = false
 
-    @Option(help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "s"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a hook may run before it is stopped.", valueName: "s"))
     var hookTimeout: Double = 60
 
     func hooks() throws -> TaskHooks {

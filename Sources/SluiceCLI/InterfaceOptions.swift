@@ -14,10 +14,10 @@ import SluiceTUI
 import SluiceViewModel
 
 struct InterfaceOptions: ParsableArguments {
-    @Option(name: .customLong("output-dir"), help: "Where downloads (converted tasks) are saved, made when missing; the current directory by default (or the config file's output-dir).")
+    @Option(name: .customLong("output-dir"), parsing: .unconditional, help: "Where downloads (converted tasks) are saved, made when missing; the current directory by default (or the config file's output-dir).")
     var outputDirGiven: String?
 
-    @Option(name: .customLong("theme"), help: "A theme name from themes/ (default, light, mono) or a path to a theme file (or the config file's theme).")
+    @Option(name: .customLong("theme"), parsing: .unconditional, help: "A theme name from themes/ (default, light, mono) or a path to a theme file (or the config file's theme).")
     var themeGiven: String?
 
     var outputDir: String { outputDirGiven ?? "." }

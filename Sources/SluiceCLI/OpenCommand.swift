@@ -27,19 +27,19 @@ struct OpenCommand: ParsableCommand {
     var urls: [String] = []
 
     @Option(name: .customShort("i"),
-            help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input).", valueName: "file"))
+            parsing: .unconditional, help: ArgumentHelp("Read more URLs from this file, one per line (- for standard input).", valueName: "file"))
     var inputFile: String?
 
     @Flag(name: [.customShort("d"), .customLong("download")], help: "Add the URLs as downloads saved in the output directory.")
     var download = false
 
-    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once; the others wait their turn (J changes it live; default 6, or the config file's jobs).", valueName: "n"))
+    @Option(name: .customShort("j"), parsing: .unconditional, help: ArgumentHelp("How many tasks transfer at once; the others wait their turn (J changes it live; default 6, or the config file's jobs).", valueName: "n"))
     var jobs: Int?
 
-    @Option(help: ArgumentHelp("At most this many transfers at once to one server.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many transfers at once to one server.", valueName: "n"))
     var perHost: Int?
 
-    @Option(help: ArgumentHelp("With -d: fetch each file as N ranges over N connections when its server accepts ranges (1: one connection, the default, or the config file's split).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With -d: fetch each file as N ranges over N connections when its server accepts ranges (1: one connection, the default, or the config file's split).", valueName: "N"))
     var split: Int?
 
     @Flag(help: "Hold every response until you answer it: r allow, c cancel, d become a download.")

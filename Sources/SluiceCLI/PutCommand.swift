@@ -26,13 +26,13 @@ struct PutCommand: ParsableCommand {
     @Flag(help: "Write the delegate flow to stderr as JSON lines.")
     var trace = false
 
-    @Option(name: .customLong("timeout"), help: "Seconds without a byte before giving up.")
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: "Seconds without a byte before giving up.")
     var timeout: Double = 60
 
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Write what happens on the wire to stderr, as curl -v (as get -v).")
     var verbose = false
 
-    @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("After the upload, write this with curl's variables filled in, as get -w (%{http_code}, %{size_upload}, %{time_total}...).", valueName: "format"))
+    @Option(name: [.customShort("w"), .customLong("write-out")], parsing: .unconditional, help: ArgumentHelp("After the upload, write this with curl's variables filled in, as get -w (%{http_code}, %{size_upload}, %{time_total}...).", valueName: "format"))
     var writeOut: String?
 
     @OptionGroup(title: "Request options (as curl's)") var requestOptions: RequestOptions

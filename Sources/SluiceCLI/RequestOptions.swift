@@ -14,30 +14,30 @@ import SluiceViewModel
 
 struct RequestOptions: ParsableArguments {
     @Option(name: [.customShort("H"), .customLong("header")],
-            help: ArgumentHelp("Add a request header, 'Name: value' (repeatable); 'Name:' removes one sluice would send; @FILE reads one header a line.", valueName: "header"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("Add a request header, 'Name: value' (repeatable); 'Name:' removes one sluice would send; @FILE reads one header a line.", valueName: "header"))
     var headers: [String] = []
 
     @Option(name: [.customShort("X"), .customLong("request"), .customLong("method")],
-            help: ArgumentHelp("The request method (GET, or POST with -d; PUT for put).", valueName: "method"))
+            parsing: .unconditional, help: ArgumentHelp("The request method (GET, or POST with -d; PUT for put).", valueName: "method"))
     var method: String?
 
     @Option(name: .customLong("data"),
-            help: ArgumentHelp("Send DATA as the body (POST, form-encoded unless -H sets Content-Type); @FILE reads a file without its line breaks, @- standard input; several -d are joined with &.", valueName: "data"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("Send DATA as the body (POST, form-encoded unless -H sets Content-Type); @FILE reads a file without its line breaks, @- standard input; several -d are joined with &.", valueName: "data"))
     var data: [String] = []
 
     @Option(name: .customLong("data-binary"),
-            help: ArgumentHelp("As -d, but @FILE is sent byte for byte.", valueName: "data"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("As -d, but @FILE is sent byte for byte.", valueName: "data"))
     var dataBinary: [String] = []
 
-    @Option(name: .customLong("data-raw"), help: ArgumentHelp("As -d, with no @FILE: the text as it is.", valueName: "data"))
+    @Option(name: .customLong("data-raw"), parsing: .unconditionalSingleValue, help: ArgumentHelp("As -d, with no @FILE: the text as it is.", valueName: "data"))
     var dataRaw: [String] = []
 
     @Option(name: .customLong("data-urlencode"),
-            help: ArgumentHelp("As -d, URL-encoded as curl's: 'content', 'name=content', '@FILE' or 'name@FILE' (the part after = or the file's bytes are encoded).", valueName: "data"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("As -d, URL-encoded as curl's: 'content', 'name=content', '@FILE' or 'name@FILE' (the part after = or the file's bytes are encoded).", valueName: "data"))
     var dataURLEncoded: [String] = []
 
     @Option(name: .customLong("json"),
-            help: ArgumentHelp("Send this JSON as the body (POST), with Content-Type and Accept application/json unless -H says otherwise; @FILE reads a file, @- standard input; several are joined as they are.", valueName: "data"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("Send this JSON as the body (POST), with Content-Type and Accept application/json unless -H says otherwise; @FILE reads a file, @- standard input; several are joined as they are.", valueName: "data"))
     var json: [String] = []
 
     @Flag(name: [.customShort("G"), .customLong("get")],
@@ -45,7 +45,7 @@ struct RequestOptions: ParsableArguments {
     var get = false
 
     @Option(name: [.customShort("u"), .customLong("user")],
-            help: ArgumentHelp("Server credentials, sent as Basic (or with --digest or --anyauth, the answer to the server's challenge); without :PASSWORD it is asked for on the terminal (not echoed).", valueName: "user[:password]"))
+            parsing: .unconditional, help: ArgumentHelp("Server credentials, sent as Basic (or with --digest or --anyauth, the answer to the server's challenge); without :PASSWORD it is asked for on the terminal (not echoed).", valueName: "user[:password]"))
     var user: String?
 
     @Flag(exclusivity: .chooseLast) var serverAuth: ServerAuthOption = .basic
@@ -54,32 +54,32 @@ struct RequestOptions: ParsableArguments {
     var netrc = false
 
     @Option(name: [.customShort("b"), .customLong("cookie")],
-            help: ArgumentHelp("Send cookies: 'name=value; other=value', or read them from FILE (Netscape format).", valueName: "data|file"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("Send cookies: 'name=value; other=value', or read them from FILE (Netscape format).", valueName: "data|file"))
     var cookies: [String] = []
 
     @Option(name: [.customShort("c"), .customLong("cookie-jar")],
-            help: ArgumentHelp("Write the session's cookies to FILE (Netscape format) at the end.", valueName: "file"))
+            parsing: .unconditional, help: ArgumentHelp("Write the session's cookies to FILE (Netscape format) at the end.", valueName: "file"))
     var cookieJar: String?
 
     @Option(name: [.customShort("x"), .customLong("proxy")],
-            help: ArgumentHelp("Use this proxy: [http|https|socks4|socks4a|socks5|socks5h://][user:password@]host[:port]; \"\" for none, whatever the environment says.", valueName: "url"))
+            parsing: .unconditional, help: ArgumentHelp("Use this proxy: [http|https|socks4|socks4a|socks5|socks5h://][user:password@]host[:port]; \"\" for none, whatever the environment says.", valueName: "url"))
     var proxy: String?
 
     @Option(name: [.customShort("U"), .customLong("proxy-user")],
-            help: ArgumentHelp("Proxy credentials; without :PASSWORD it is asked for on the terminal.", valueName: "user[:password]"))
+            parsing: .unconditional, help: ArgumentHelp("Proxy credentials; without :PASSWORD it is asked for on the terminal.", valueName: "user[:password]"))
     var proxyUser: String?
 
     @Flag(exclusivity: .chooseLast) var proxyAuth: ProxyAuthOption = .proxyBasic
 
     @Option(name: .customLong("noproxy"),
-            help: ArgumentHelp("Hosts reached without the proxy (no_proxy's syntax: 'localhost,.example.org', '*').", valueName: "list"))
+            parsing: .unconditional, help: ArgumentHelp("Hosts reached without the proxy (no_proxy's syntax: 'localhost,.example.org', '*').", valueName: "list"))
     var noProxy: String?
 
     @Flag(name: [.customShort("k"), .customLong("insecure")],
           help: "Accept any server certificate (the connection is encrypted but the server is not checked).")
     var insecure = false
 
-    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the certificates in this PEM file instead of the system's.", valueName: "file"))
+    @Option(name: .customLong("cacert"), parsing: .unconditional, help: ArgumentHelp("Trust the certificates in this PEM file instead of the system's.", valueName: "file"))
     var caCert: String?
 
     @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
@@ -89,15 +89,15 @@ struct RequestOptions: ParsableArguments {
     var http2 = false
 
     @Option(name: [.customShort("A"), .customLong("user-agent")],
-            help: ArgumentHelp("Send this User-Agent, not sluice/VERSION ('' sends none; an -H 'User-Agent: ...' wins).", valueName: "name"))
+            parsing: .unconditional, help: ArgumentHelp("Send this User-Agent, not sluice/VERSION ('' sends none; an -H 'User-Agent: ...' wins).", valueName: "name"))
     var userAgent: String?
 
     @Option(name: [.customShort("e"), .customLong("referer")],
-            help: ArgumentHelp("Send this Referer (an -H 'Referer: ...' wins; curl's ';auto' suffix is dropped).", valueName: "url"))
+            parsing: .unconditional, help: ArgumentHelp("Send this Referer (an -H 'Referer: ...' wins; curl's ';auto' suffix is dropped).", valueName: "url"))
     var referer: String?
 
     @Option(name: .customLong("connect-timeout"),
-            help: ArgumentHelp("Give up on a connection (its TLS handshake included) not made within this many seconds.", valueName: "seconds"))
+            parsing: .unconditional, help: ArgumentHelp("Give up on a connection (its TLS handshake included) not made within this many seconds.", valueName: "seconds"))
     var connectTimeout: Double?
 
     @Option(name: .customLong("max-redirs"), parsing: .unconditional,

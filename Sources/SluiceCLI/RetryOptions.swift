@@ -15,11 +15,11 @@ import SluiceViewModel
 
 struct RetryOptions: ParsableArguments {
     @Option(name: .customLong("retry"),
-            help: ArgumentHelp("Retry a failed transfer up to N times: a lost connection, a timeout, 408, 429, 500, 502, 503, 504; waits 1 s, then twice as long each time, or what Retry-After says. Default: \(RetryOptions.downloadRetries) for -o and --output-dir, 0 otherwise. Never for POST or PATCH.", valueName: "N"))
+            parsing: .unconditional, help: ArgumentHelp("Retry a failed transfer up to N times: a lost connection, a timeout, 408, 429, 500, 502, 503, 504; waits 1 s, then twice as long each time, or what Retry-After says. Default: \(RetryOptions.downloadRetries) for -o and --output-dir, 0 otherwise. Never for POST or PATCH.", valueName: "N"))
     var retry: Int?
 
     @Option(name: .customLong("retry-delay"),
-            help: ArgumentHelp("Wait this many seconds before each retry, instead of 1 s doubling each time (a server's Retry-After still wins; 0: the doubling).", valueName: "seconds"))
+            parsing: .unconditional, help: ArgumentHelp("Wait this many seconds before each retry, instead of 1 s doubling each time (a server's Retry-After still wins; 0: the doubling).", valueName: "seconds"))
     var retryDelay: Double?
 
     @Flag(name: .customLong("retry-connrefused"), help: "Retry a refused connection too (a server restarting).")
@@ -29,11 +29,11 @@ struct RetryOptions: ParsableArguments {
     var retryAllErrors = false
 
     @Option(name: .customLong("retry-max-time"),
-            help: ArgumentHelp("No retry starts more than this many seconds after the first attempt.", valueName: "seconds"))
+            parsing: .unconditional, help: ArgumentHelp("No retry starts more than this many seconds after the first attempt.", valueName: "seconds"))
     var retryMaxTime: Double?
 
     @Option(name: .customLong("limit-rate"),
-            help: ArgumentHelp("At most this many bytes per second, for all transfers together; k, m, g (1024-based) as curl's.", valueName: "speed"))
+            parsing: .unconditional, help: ArgumentHelp("At most this many bytes per second, for all transfers together; k, m, g (1024-based) as curl's.", valueName: "speed"))
     var limitRate: String?
 
     /// Tries a download makes by default: aria2's --max-tries is 5 tries; wget's -t 20 is too many to wait through

@@ -4,6 +4,6 @@ import ArgumentParser
 
 struct ShortDataOption: ParsableArguments {
     @Option(name: .customShort("d"),
-            help: ArgumentHelp("Send DATA as the body (POST, form-encoded unless -H sets Content-Type); @FILE reads a file without its line breaks, @- standard input; several -d are joined with &. The same as --data.", valueName: "data"))
+            parsing: .unconditionalSingleValue, help: ArgumentHelp("Send DATA as the body (POST, form-encoded unless -H sets Content-Type); @FILE reads a file without its line breaks, @- standard input; several -d are joined with &. The same as --data.", valueName: "data"))
     var values: [String] = []
 }

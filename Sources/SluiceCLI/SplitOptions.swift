@@ -9,17 +9,17 @@ import SluiceEngine
 import SluiceViewModel
 
 struct SplitOptions: ParsableArguments {
-    @Option(name: .customLong("split"), help: ArgumentHelp("With -o: fetch the file as N ranges over N connections at once when the server accepts ranges (1, the default: one connection, as curl and wget; with --mirrors: one per URL).", valueName: "N"))
+    @Option(name: .customLong("split"), parsing: .unconditional, help: ArgumentHelp("With -o: fetch the file as N ranges over N connections at once when the server accepts ranges (1, the default: one connection, as curl and wget; with --mirrors: one per URL).", valueName: "N"))
     var splitGiven: Int?
 
     // One URL per flag (not upToNextOption): long runs of plain arguments are folded before parsing (ArgumentRuns).
-    @Option(help: ArgumentHelp("With -o: another URL of the same file (repeat the flag for more); ranges are spread over every URL, and a mirror that serves anything else is dropped.", valueName: "URL"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("With -o: another URL of the same file (repeat the flag for more); ranges are spread over every URL, and a mirror that serves anything else is dropped.", valueName: "URL"))
     var mirrors: [String] = []
 
     /// How many connections: as --split says, else one per URL.
     var split: Int { splitGiven ?? min(Self.maximum, 1 + mirrors.count) }
 
-    @Option(help: ArgumentHelp("With -o: the file's digest (sha256, sha512 or md5, as hex); a file that does not match is removed and nothing is named FILE.", valueName: "ALGO=HEX"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With -o: the file's digest (sha256, sha512 or md5, as hex); a file that does not match is removed and nothing is named FILE.", valueName: "ALGO=HEX"))
     var checksum: ChecksumOption?
 
     /// aria2 allows 16 connections per server; more only burdens the server.
