@@ -18,7 +18,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private let prepared: PreparedRequest
     private let concurrency: Int
     private let outputDirectory: String?
-    private let sink = FileDescriptorSink(fd: 1)
+    private let sink = FileDescriptorSink.standardOutput(named: false)  // several URLs: no -o - names it
     private let finished = DispatchSemaphore(value: 0)
     private weak var session: Session?
 

@@ -1,4 +1,6 @@
-// Writes body bytes to a file descriptor whole, retrying short writes and EINTR; reports the first failure.
+// Writes body bytes to a file descriptor whole, retrying short writes and EINTR; reports the first failure. A body
+// with a NUL byte is not written to a terminal unless asked (`-o -`), as curl refuses it: escape sequences in it
+// would reach the terminal, and the screen would be garbage anyway.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,13 +13,29 @@ import Glibc
 final class FileDescriptorSink {
     let fd: Int32
     private(set) var failure: String?
+    /// Binary bytes are refused (standard output is a terminal and no `-o -` asked for them there).
+    let refusesBinary: Bool
 
-    init(fd: Int32) { self.fd = fd }
+    static let binaryRefused = "the body is binary, which would garble the terminal: -o - writes it there anyway, -o FILE or -O saves it"
+
+    init(fd: Int32, refusesBinary: Bool = false) {
+        self.fd = fd
+        self.refusesBinary = refusesBinary
+    }
+
+    /// Standard output, refusing binary bodies when it is a terminal nobody asked for by name (`-o -`).
+    static func standardOutput(named: Bool) -> FileDescriptorSink {
+        FileDescriptorSink(fd: 1, refusesBinary: !named && isatty(1) == 1)
+    }
 
     /// False once a write has failed (a closed pipe, a full disk); later calls do nothing.
     @discardableResult
     func write(_ data: Data) -> Bool {
         guard failure == nil else { return false }
+        if refusesBinary, data.contains(0) {
+            failure = Self.binaryRefused
+            return false
+        }
         data.withUnsafeBytes { raw in
             guard var p = raw.baseAddress else { return }
             var left = raw.count

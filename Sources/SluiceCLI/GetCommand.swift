@@ -225,19 +225,19 @@ struct GetCommand: ParsableCommand {
         try WriteOut.reporting(format, facts) { facts in
             guard let target = targets.url(at: 0) else { throw URLTargets.refused(targets.texts[0]) }
             guard let output else {
-                return try fetch(prepared.request(for: target), into: 1, named: "standard output", configuration: configuration,
-                                 monitor: monitor, retries: retries, facts: &facts)
+                return try fetch(prepared.request(for: target), into: .standardOutput(named: false), named: "standard output",
+                                 configuration: configuration, monitor: monitor, retries: retries, facts: &facts)
             }
             try curlScript.makeParent(of: output)
             switch try OutputTarget.classify(output, force: force) {
             case .descriptor(let fd):
                 let name = fd == 1 ? "standard output" : Sanitized.text(output)
-                try fetch(prepared.request(for: target), into: fd, named: name, configuration: configuration, monitor: monitor,
+                try fetch(prepared.request(for: target), into: FileDescriptorSink(fd: fd), named: name, configuration: configuration, monitor: monitor,
                           retries: retries, facts: &facts)
             case .stream(let path, let isSocket):
                 let fd = try OutputTarget.openStream(path, isSocket: isSocket, shownAs: output)
                 defer { close(fd) }
-                try fetch(prepared.request(for: target), into: fd, named: Sanitized.text(output), configuration: configuration,
+                try fetch(prepared.request(for: target), into: FileDescriptorSink(fd: fd), named: Sanitized.text(output), configuration: configuration,
                           monitor: monitor, retries: retries, facts: &facts)
             case .file(let file):
                 try downloadRetries.run { retriesMade in
@@ -281,9 +281,8 @@ struct GetCommand: ParsableCommand {
     /// A retry here starts the body again, so it is made only while nothing of it was written: an error status the
     /// policy retries is not written at all while retries remain, and a transfer that failed after its first byte
     /// went out is not retried (those bytes cannot be taken back from a pipe).
-    private func fetch(_ request: Request, into fd: Int32, named destination: String, configuration: SessionConfiguration,
+    private func fetch(_ request: Request, into sink: FileDescriptorSink, named destination: String, configuration: SessionConfiguration,
                        monitor: TaskEventMonitor?, retries: RetryLoop, facts: inout WriteOutFacts) throws {
-        let sink = FileDescriptorSink(fd: fd)
         try retries.run { retriesMade in
             let delegate = GetDelegate(disposition: disposition.value, sink: sink,
                                        progress: progressLine, destination: destination)
@@ -486,6 +485,7 @@ struct GetCommand: ParsableCommand {
         }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()
         if let signal = interrupted { throw CLIFailure(code: 128 + signal, message: "interrupted") }
+        if delegate.outputFailure == FileDescriptorSink.binaryRefused { throw CLIFailure(code: 1, message: FileDescriptorSink.binaryRefused) }
         if let failure = delegate.outputFailure {
             throw CLIFailure(code: 1, message: "cannot write the bodies to standard output: \(failure)")
         }

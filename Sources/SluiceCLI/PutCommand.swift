@@ -50,7 +50,7 @@ struct PutCommand: ParsableCommand {
         var configuration = try prepared.configure(.default)
         configuration.timeoutIntervalForRequest = timeout
         if verbose { configuration.wireMonitor = VerboseLog.monitor() }
-        let delegate = GetDelegate(disposition: .allow, sink: FileDescriptorSink(fd: 1),
+        let delegate = GetDelegate(disposition: .allow, sink: .standardOutput(named: false),
                                    progress: trace || verbose ? nil : ProgressLine.ifTerminal(), ofSending: true)
         let session = Session(configuration: configuration, delegate: delegate,
                               eventMonitor: trace ? TraceEncoder.monitor() : nil)
