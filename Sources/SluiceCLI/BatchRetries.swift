@@ -73,7 +73,7 @@ struct BatchRetries {
         case .retry(let delay, let number, let of, let reason):
             made[position] = retriesMade + 1
             pending.insert(position)
-            StandardStreams.error("sluice: \(Sanitized.text(url.absoluteString)): retrying in \(RetryLoop.seconds(delay)) s "
+            StandardStreams.error("sluice: \(Sanitized.text(url.absoluteString)): retrying in \(WaitText.of(delay)) "
                                   + "(\(number)/\(of)): \(Sanitized.text(reason))\n")
             loop.traceRetry(number: number, of: of, delay: delay, reason: reason, url: url)
             return .retry(after: delay, resumeData: keepsFiles ? error?.resumeData : nil)

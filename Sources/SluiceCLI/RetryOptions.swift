@@ -127,7 +127,7 @@ struct RetryLoop {
                     guard made > 0 || policy.maximumRetries > 0, why != .notRetried else { throw failed.failure }
                     throw CLIFailure(code: failed.failure.code, message: failed.failure.message + " (\(why))")
                 case .retry(let delay, let number, let of, let reason):
-                    StandardStreams.error("sluice: retrying in \(Self.seconds(delay)) s (\(number)/\(of)): \(Sanitized.text(reason))\n")
+                    StandardStreams.error("sluice: retrying in \(WaitText.of(delay)) (\(number)/\(of)): \(Sanitized.text(reason))\n")
                     traceRetry(number: number, of: of, delay: delay, reason: reason, url: nil)
                     if let signal = Self.wait(delay) { throw CLIFailure(code: 128 + signal, message: "interrupted") }
                     made += 1

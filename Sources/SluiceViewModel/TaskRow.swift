@@ -158,7 +158,7 @@ public struct RetryWait: Equatable, Sendable, Codable {
     /// "retrying in 4 s (2/5)", then "queued to retry (2/5)" until a slot is free.
     public func text(now: UInt64) -> String {
         let seconds = at > now ? Int(((Double(at - now) / 1e9)).rounded(.up)) : 0
-        return (seconds > 0 ? "retrying in \(seconds) s" : "queued to retry") + " (\(attempt)/\(of))"
+        return (seconds > 0 ? "retrying in \(WaitText.of(Double(seconds)))" : "queued to retry") + " (\(attempt)/\(of))"
     }
 }
 
