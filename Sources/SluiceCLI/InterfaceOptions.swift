@@ -92,7 +92,9 @@ struct InterfaceOptions: ParsableArguments {
             // a little, a signal hardly at all, so that Ctrl-C ends the program at once.
             app.waitUntilStopped(seconds: signalled ? 2 : 10, unless: giveUp)
             // A hook the last task started finishes (within its timeout), unless the user will not wait for it.
-            if !signalled && !app.waitForHooks(unless: giveUp) { app.stopHooks() }
+            if !signalled && !app.waitForHooks(unless: giveUp, announce: { timeout in
+                StandardStreams.error("sluice: waiting for a hook to end (at most \(WaitText.of(timeout)); Ctrl-C stops it)\n")
+            }) { app.stopHooks() }
         }
         app.session.invalidateAndCancel()
         if let signal = interrupted {

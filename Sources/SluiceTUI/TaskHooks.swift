@@ -128,12 +128,19 @@ public final class HookRunner: Sendable {
     }
 
     /// Waits until every hook started so far has ended (each is bounded by the timeout): false when `seconds` passed
-    /// first, or `giveUp` (asked every 20 ms) said to stop waiting.
+    /// first, or `giveUp` (asked every 20 ms) said to stop waiting. `announce` is told once, when a hook is still
+    /// running half a second in, so that a wait the user sees is a wait the user is told about.
     @discardableResult
-    public func waitForHooks(seconds: Double, unless giveUp: () -> Bool = { false }) -> Bool {
-        let deadline = DispatchTime.now() + seconds
+    public func waitForHooks(seconds: Double, unless giveUp: () -> Bool = { false }, announce: () -> Void = {}) -> Bool {
+        let start = DispatchTime.now()
+        let deadline = start + seconds
+        var announced = false
         while running.wait(timeout: min(deadline, .now() + .milliseconds(20))) == .timedOut {
             if giveUp() || DispatchTime.now() >= deadline { return false }
+            if !announced, DispatchTime.now() >= start + .milliseconds(500) {
+                announced = true
+                announce()
+            }
         }
         return true
     }

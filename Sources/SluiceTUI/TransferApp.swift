@@ -258,10 +258,11 @@ public final class TransferApp: Sendable {
     public var allCompleted: Bool { delegate.allTasksCompleted }
 
     /// Lets the hooks still running finish (each within its own timeout) before the process exits: false when
-    /// `giveUp` said to stop waiting first.
+    /// `giveUp` said to stop waiting first. `announce(timeout)` hears once that a hook is keeping the exit waiting.
     @discardableResult
-    public func waitForHooks(unless giveUp: () -> Bool = { false }) -> Bool {
-        hooks?.waitForHooks(seconds: hooks.map { $0.hooks.timeout + 2 } ?? 0, unless: giveUp) ?? true
+    public func waitForHooks(unless giveUp: () -> Bool = { false }, announce: (Double) -> Void = { _ in }) -> Bool {
+        guard let hooks else { return true }
+        return hooks.waitForHooks(seconds: hooks.hooks.timeout + 2, unless: giveUp) { announce(hooks.hooks.timeout) }
     }
 
     /// Ends the hooks still running (the user would not wait for them).
