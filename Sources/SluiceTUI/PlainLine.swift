@@ -34,6 +34,7 @@ public enum PlainLine {
         part(row.name)
         part(Redacted.url(row.url))
         if case .failed(let failure) = row.outcome { part("(" + failure.detail + ")") }
+        if row.keptForResume { part("(partial file kept for the next run)") }
         return Sanitized.text(line)
     }
 }

@@ -255,6 +255,7 @@ public struct Model: Equatable, Sendable {
                 row.awaitingDisposition = false
                 if let error {
                     row.outcome = error.code == .cancelled ? .cancelled : .failed(TaskFailure(error, bytes: row.bytes, fraction: row.fraction))
+                    row.keptForResume = error.code == .cancelled && row.kind == .download && error.resumeData != nil
                 } else {
                     row.outcome = .finished
                 }

@@ -28,6 +28,8 @@ public struct TaskRow: Equatable, Sendable, Codable {
     /// False until the task first runs: a suspended task that never ran is waiting for its turn (queued).
     public var hasStarted = false
     public var outcome: TaskOutcome?
+    /// Stopped with its partial file and resume data kept (a quit, a signal): it goes on when sluice starts again.
+    public var keptForResume = false
     /// Body bytes received (for a download: bytes in its file).
     public var bytes: Int64 = 0
     /// -1 while unknown.
@@ -82,7 +84,7 @@ public struct TaskRow: Equatable, Sendable, Codable {
     }
 
     /// One word for the state column: queued, running, suspended, awaiting, canceling, finished, failed,
-    /// cancelled or converted.
+    /// cancelled, stopped (kept to go on later) or converted.
     public var stateWord: String {
         if awaitingDisposition { return "awaiting" }
         switch state {
@@ -93,7 +95,7 @@ public struct TaskRow: Equatable, Sendable, Codable {
             if becameTask != nil { return "converted" }
             switch outcome {
             case .failed: return "failed"
-            case .cancelled: return "cancelled"
+            case .cancelled: return keptForResume ? "stopped" : "cancelled"
             // A data task's error page came whole (the row says which status); a download of one saved nothing.
             case .finished, nil: return kind == .download && httpFailure != nil ? "failed" : "finished"
             }
