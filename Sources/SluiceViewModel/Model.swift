@@ -216,6 +216,12 @@ public struct Model: Equatable, Sendable {
                     row.expected = -1  // a stream of parts has no overall length
                 } else if row.kind != .download {
                     row.expected = r.expectedContentLength
+                    // A data task's retry fetches the body again from its start: count this attempt's bytes only.
+                    if row.bytes > 0 {
+                        row.bytes = 0
+                        row.chunks = 0
+                        row.throughput.rebase(bytes: 0)
+                    }
                 }
                 row.awaitingDisposition = row.kind != .download
             case .disposition:
