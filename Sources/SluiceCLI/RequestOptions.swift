@@ -385,7 +385,7 @@ struct PreparedRequest: Sendable {
     func saveCookieJar() {
         guard let cookieJar else { return }
         do throws(TransferError) { try cookieStore.save(to: cookieJar) } catch {
-            StandardStreams.error("sluice: cannot write the cookie jar \(Sanitized.text(cookieJar))\n")
+            StandardStreams.error("sluice: \(Sanitized.text(error.message))\n")
         }
     }
 

@@ -152,17 +152,25 @@ public final class CookieStorage: Sendable {
     }
 
     /// Writes the cookie file atomically (a temporary file renamed over it), readable by its owner only.
+    /// The message says why (a directory named, a missing folder, no permission).
     public func save(to path: String) throws(TransferError) {
+        func failure(_ reason: String) -> TransferError { TransferError(.cannotWriteToFile, "cannot write the cookie file \(path): \(reason)") }
+        var info = stat()
+        // "-c DIR/" would otherwise leave DIR/.sluice-new behind a failed rename.
+        if path.hasSuffix("/") { throw failure("a name ending in / is a directory's") }
+        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { throw failure("it is a directory") }
         let temporary = path + ".sluice-new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw TransferError(.cannotWriteToFile, "cannot write the cookie file \(path)") }
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
         let bytes = Array(exportNetscape().utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let writeError = errno
         let synced = fsync(fd) == 0
         close(fd)
         guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(written == bytes.count ? errno : writeError))
             unlink(temporary)
-            throw TransferError(.cannotWriteToFile, "cannot write the cookie file \(path)")
+            throw failure(reason)
         }
     }
 

@@ -140,4 +140,20 @@ private let site = URL(string: "http://shop.example.com/cart/items")!
         #expect(loaded.cookies == store.cookies)
         try loaded.load(from: path + ".missing")  // a missing file is no cookies, as for curl -b
     }
+
+    /// `-c DIR/` or `-c DIR` is refused with the reason, and leaves no DIR/.sluice-new behind.
+    @Test func aJarThatNamesADirectoryIsRefusedAndLeavesNothing() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jar-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = CookieStorage()
+        store.setCookie(Cookie(name: "k", value: "v", domain: "127.0.0.1"))
+        for (path, reason) in [(directory + "/", "a name ending in / is a directory's"), (directory, "it is a directory"),
+                               (directory + "/missing/jar", "No such file or directory")] {
+            #expect(throws: TransferError.self) { try store.save(to: path) }
+            do { try store.save(to: path) } catch { #expect(error.message.hasSuffix(reason), "\(error.message)") }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory + ".sluice-new"))
+    }
 }
