@@ -30,6 +30,9 @@ public enum InterfaceLoop {
         var wasActive = false
         // What a `!` command did, told later from its own thread.
         let told = Locked<[String]>([])
+        // A refresh is answered later, on its row ("refreshed: ...", "refresh refused: ..."): the message line then
+        // says the answer in place of "checking the new URL…". The row, and its note before the refresh.
+        var refreshing: (id: Int, before: String?)?
         // The driver's events wake the loop (at most a hundred passes a second while they flow), so that the end
         // of the last transfer is seen when it happens, not at the next timeout.
         let wake = WakeSignal()
@@ -59,6 +62,10 @@ public enum InterfaceLoop {
                 let active = model.runningCount > 0
                 if wasActive && !active { lastDraw = 0 }
                 wasActive = active
+                if let watched = refreshing, let note = model.row(watched.id)?.note, note != watched.before, note.hasPrefix("refresh") {
+                    refreshing = nil
+                    if ui.message?.hasPrefix("checking the new URL") == true { ui.message = "#\(watched.id) " + note }
+                }
             }
             // The model says first (a field per row); the driver's look at every task is made only when it agrees.
             if ui.exitWhenDone && !wasActive && driver.isDone {
@@ -77,6 +84,7 @@ public enum InterfaceLoop {
                         if let message = driver.stopDaemon() { ui.message = message } else { return nil }
                     case .intent(let intent):
                         if let message = driver.perform(intent) { ui.message = message }
+                        if case .refresh(let id, _) = intent { refreshing = (id, model.row(id)?.note) }
                     case .forget(let id):
                         if let note = driver.forget(id) { ui.message = note }
                         flows.forget(id)
