@@ -19,7 +19,8 @@ public enum Renderer {
             lines += body(model, ui, flows, width: width, height: bodyHeight)
         }
         lines.append(bottomLine(model, ui, width: width))
-        return lines.prefix(height).map { $0.fitted(to: width, fill: fillElement(of: $0)) }
+        let fitted = lines.prefix(height).map { $0.fitted(to: width, fill: fillElement(of: $0)) }
+        return ui.asciiArt ? fitted.map { $0.asciiGlyphs() } : fitted
     }
 
     private static func fillElement(of line: StyledLine) -> Element {

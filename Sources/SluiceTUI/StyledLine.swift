@@ -34,3 +34,21 @@ public struct StyledLine: Equatable, Sendable {
         return StyledLine(out)
     }
 }
+
+extension StyledLine {
+    /// sluice's own drawing glyphs as ASCII of the same width, for a terminal whose locale is not UTF-8 (or the
+    /// mono theme): bars, separators, arrows and the cut mark. Text from servers is left as it is.
+    public func asciiGlyphs() -> StyledLine {
+        StyledLine(spans.map { span in
+            guard !span.text.utf8.allSatisfy({ $0 < 0x80 }) else { return span }
+            var ascii = span
+            ascii.text = String(String.UnicodeScalarView(span.text.unicodeScalars.map { Self.asciiGlyph[$0] ?? $0 }))
+            return ascii
+        })
+    }
+
+    private static let asciiGlyph: [Unicode.Scalar: Unicode.Scalar] = [
+        "█": "#", "▓": "=", "░": "-", "·": ".", "…": "~", "→": ">", "←": "<", "─": "-", "│": "|",
+        "▁": "_", "▂": "_", "▃": ".", "▄": "o", "▅": "o", "▆": "O", "▇": "O",
+    ]
+}

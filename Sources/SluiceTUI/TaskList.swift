@@ -187,7 +187,7 @@ enum TaskList {
             } else if let next = row.becameTask {
                 text = "→ download #\(next)"
             } else if row.outcome == .cancelled {
-                text = "cancelled"
+                text = row.keptForResume ? "partial file kept" : "cancelled"
             } else if let path = row.savedPath {
                 text = "saved " + TextWidth.middle(Sanitized.text(path.split(separator: "/").last.map(String.init) ?? path),
                                                    to: max(1, width - 6))
