@@ -238,6 +238,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 /// The URLs of `-i FILE`: one per line; blank lines and lines starting with # are skipped.
 enum URLList {
     static func read(_ path: String) throws -> [String] {
+        // wget -i - waits without a word; someone who typed it at a prompt should know what it waits for.
+        if path == "-", isatty(0) == 1, StandardStreams.quiet == .no {
+            StandardStreams.error("sluice: reading URLs from the terminal, one a line; Ctrl-D ends the list\n")
+        }
         switch WholeFile.read(path) {
         case .success(let data):
             let (urls, options) = scan(data)
