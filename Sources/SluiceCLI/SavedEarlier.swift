@@ -18,7 +18,7 @@ struct SavedEarlier {
             let companions = DownloadCompanions(target: target)
             guard companions.directory == directory else { continue }
             if companions.isInPlace {
-                if record.state == .completed && record.outcome == "saved" || !record.state.isFinished { paths[record.url] = target }
+                if record.state == .completed && record.savedFile != nil || !record.state.isFinished { paths[record.url] = target }
             } else if !record.state.isFinished {
                 continued.insert(record.url)
             }
