@@ -41,10 +41,12 @@ let package = Package(
         ),
         // mallopt for the command-line tool (see MallocTuning.swift).
         .target(name: "CMalloc"),
+        // posix_spawn's close-from for the programs sluice starts (see SpawnedDescriptors.swift).
+        .target(name: "CSpawn"),
         // The terminal UI: a pure renderer and key handler, themes, and the one file that calls curses.
         .target(
             name: "SluiceTUI",
-            dependencies: ["SluiceViewModel", "SluiceEngine", "SluiceStore", "SluiceLock", "CNcurses"]
+            dependencies: ["SluiceViewModel", "SluiceEngine", "SluiceStore", "SluiceLock", "CNcurses", "CSpawn"]
         ),
         // A misbehaving-on-purpose HTTP server on 127.0.0.1 for tests and `sluice demo`.
         .target(

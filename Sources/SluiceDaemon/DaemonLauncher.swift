@@ -63,7 +63,7 @@ public enum DaemonLauncher {
         }
         // Nothing of the launcher's but what is named here: a pipe it inherited (`sluice add | less`, a test
         // reading its output) held open by the daemon would never reach its end.
-        for fd in inheritable() { posix_spawn_file_actions_addclose(&actions, fd) }
+        SpawnedDescriptors.closeInherited(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         // A crash's last words (a Swift fatal error, say) land in the log beside its own lines.
@@ -82,23 +82,6 @@ public enum DaemonLauncher {
             ?? posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw DaemonFailure("cannot start \(executable): \(String(cString: strerror(result)))") }
         return pid
-    }
-
-    /// This process's descriptors above 2 without close-on-exec (glibc's addclosefrom_np is not imported).
-    private static func inheritable() -> [Int32] {
-        guard let directory = opendir("/proc/self/fd") else { return [] }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
-        var found: [Int32] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let fd = Int32(name), fd > 2, fd != own else { continue }
-            let flags = fcntl(fd, F_GETFD)
-            if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(fd) }
-        }
-        return found
     }
 
     private static func makeDirectory(_ path: String) throws(DaemonFailure) {

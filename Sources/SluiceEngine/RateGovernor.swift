@@ -15,7 +15,7 @@ final class RateGovernor {
     private var nextShare: UInt64 = 0
     private var flows: [ObjectIdentifier: FlowState] = [:]
     private let receiveBufferSize: Int
-    /// Transfers the engine paces or has paced: the loop lets each go on once its limit allows (`releasePaced`).
+    /// Transfers the engine paces or has paced: the loop lets each go on once its limit allows (`pacedDue`).
     private var paced: [ObjectIdentifier: Transfer] = [:]
 
     private struct FlowState {

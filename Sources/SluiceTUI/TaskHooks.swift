@@ -152,7 +152,7 @@ public final class HookRunner: Sendable {
 
     enum Ending: Equatable { case exited(Int32), signalled(Int32), timedOut }
 
-    /// Its process group's leader, with stdin, stdout and stderr on /dev/null.
+    /// Its process group's leader, with stdin, stdout and stderr on /dev/null and no other descriptor of sluice's.
     static func spawn(_ words: [String], environment: [String: String]) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -162,6 +162,8 @@ public final class HookRunner: Sendable {
             posix_spawn_file_actions_destroy(&actions)
             posix_spawnattr_destroy(&attributes)
         }
+        // Nothing else of sluice's: a daemon's client connection held open by a hook would never see its reply end.
+        SpawnedDescriptors.closeInherited(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)

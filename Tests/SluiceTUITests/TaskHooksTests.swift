@@ -84,6 +84,24 @@ struct TaskHooksTests {
         #expect(mask("SigIgn").map { $0 & stopping } == 0)
     }
 
+    /// A hook gets none of sluice's descriptors but 0, 1 and 2, close-on-exec or not: the daemon's sockets are not,
+    /// and a hook still running (`exec sleep 600`) that held a client's connection kept `sluice add` from ever
+    /// seeing the end of its reply.
+    @Test func aHookInheritsNoDescriptorOfSluices() async throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)  // without O_CLOEXEC, as NIO's accepted sockets are
+        defer { ends.forEach { close($0) } }
+        // `[` is the shell's own, so /proc/self is the hook's shell.
+        let command = ends.map { "if [ -e /proc/self/fd/\($0) ]; then touch '\(dir)/inherited\($0)'; fi" }.joined(separator: "; ")
+        let runner = HookRunner(TaskHooks(onQueueEmpty: command + "; touch '\(dir)/ran'")) { _, _ in }
+        runner.queueEmptied()
+        #expect(runner.waitForHooks(seconds: 10))
+        #expect(FileManager.default.fileExists(atPath: dir + "/ran"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["ran"])
+    }
+
     @Test func theQueueHookIsToldWithoutATask() async throws {
         let reports = Locked<[String]>([])
         let runner = HookRunner(TaskHooks(onQueueEmpty: "true")) { id, text in reports.withLock { $0.append("\(id.map(String.init) ?? "queue") \(text)") } }
