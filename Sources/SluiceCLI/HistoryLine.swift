@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceEngine
 import SluiceStore
 import SluiceViewModel
 
@@ -56,9 +57,14 @@ enum HistoryLine {
         return "{" + fields.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 
-    /// What became of the task; a task that has not ended says its state.
+    /// What became of the task; a task that has not ended says its state. A download the store last saw running
+    /// whose partial file no process writes now was stopped (a quit, a signal, a crash): "stopped", not "running".
     static func outcome(_ task: StoredTask) -> String {
-        task.outcome ?? task.state.rawValue
+        if let outcome = task.outcome { return outcome }
+        if task.state == .running, task.kind == .download, let partial = task.partialPath, !PartialFileLock.isHeldElsewhere(partial) {
+            return "stopped"
+        }
+        return task.state.rawValue
     }
 
     /// The moment worth showing: when it ended, else started, else was added.

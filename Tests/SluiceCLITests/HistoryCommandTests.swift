@@ -1,6 +1,7 @@
 // `sluice history` against a store made in a temporary XDG_STATE_HOME: newest first, search, JSON lines,
 // credentials redacted, server text escaped, and no store made by a listing.
 import Foundation
+import SluiceEngine
 import SluiceStore
 import Testing
 @testable import SluiceCLI
@@ -43,11 +44,32 @@ import Testing
         #expect(lines.map { $0.split(separator: " ").first.map(String.init) } == ids.reversed().map { String($0) })
         let when = HistoryLine.localTime(1_763_900_060)
         #expect(lines[2].contains(when + "  saved  ") && lines[2].contains("3.0 MiB  https://mirror.test/debian.iso  /downloads/debian.iso"), "\(lines[2])")
-        #expect(lines[0].contains("running") && lines[0].contains("1.0 MiB of 4.0 MiB") && lines[0].hasSuffix("  -"), "\(lines[0])")
+        // No process writes its partial file: the run that had it running has gone (a quit, a crash).
+        #expect(lines[0].contains("stopped") && lines[0].contains("1.0 MiB of 4.0 MiB") && lines[0].hasSuffix("  -"), "\(lines[0])")
         #expect(!lines.joined().contains("\u{1b}") && !lines.joined().contains("\u{07}"), "no control character reaches the terminal")
         #expect(lines[1].contains("http://127.0.0.1:1/\\x1b]0;owned\\x07"), "\(lines[1])")
         let widths = Set(lines.map { line in line.distance(from: line.startIndex, to: line.range(of: "http")?.lowerBound ?? line.startIndex) })
         #expect(widths.count == 1, "the URL column is aligned:\n\(lines.joined(separator: "\n"))")
+    }
+
+    /// A download the store saw running is "running" only while some process writes its partial file (holds its
+    /// lock); after a quit or a crash it is "stopped". Before, `history` said "running" for a download nobody ran.
+    @Test func aRunningDownloadIsRunningOnlyWhileItsPartialFileIsWritten() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let environment = ["XDG_STATE_HOME": dir.path + "/state", "HOME": dir.path + "/home"]
+        let store = try TaskStore(directory: TaskStore.defaultDirectory(environment: environment))
+        let partial = dir.path + "/big.tar.sluice-part"
+        #expect(FileManager.default.createFile(atPath: partial, contents: Data("half".utf8)))
+        _ = try store.insert(StoredTask(url: "https://mirror.test/big.tar", kind: .download, state: .running, partialPath: partial,
+                                        bytesReceived: 4, bytesExpected: 8, createdAt: 1_763_900_200))
+        #expect(try history([], environment).lines.first?.contains("  stopped  ") == true)
+        let writer = open(partial, O_RDWR | O_CLOEXEC)
+        defer { close(writer) }
+        #expect(PartialFileLock.take(writer))  // as a download writing it holds it
+        let lines = try history([], environment).lines
+        #expect(lines.first?.contains("  running  ") == true, "\(lines)")
+        #expect(try history(["--json"], environment).lines.first?.contains("\"outcome\":\"running\"") == true)
     }
 
     /// The last column says where a file was saved: a download that failed names no file, though the store keeps
