@@ -11,7 +11,7 @@ import SluiceViewModel
 struct DaemonListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
-        abstract: "List the background daemon's tasks (starting it when absent, which resumes its unfinished downloads)."
+        abstract: "List the background daemon's tasks; a listing starts nothing (sluice daemon, add or attach start it)."
     )
 
     @Flag(help: "Print the daemon's JSON (GET /tasks) as it is.")
@@ -20,7 +20,13 @@ struct DaemonListCommand: ParsableCommand {
     @OptionGroup var daemon: DaemonOptions
 
     mutating func run() throws {
-        let client = try daemon.client(startingIn: DaemonOptions.currentDirectory())
+        // A listing changes nothing: starting a daemon here would resume the downloads a `sluice stop` just stopped.
+        let paths = try daemon.paths()
+        let client = DaemonClient(socketPath: paths.socket)
+        guard DaemonLock.isHeld(paths.lock) || client.isAnswering else {
+            throw CLIFailure(code: 1, message: "no sluice daemon is running for \(paths.identifier): sluice daemon, add or attach starts it, "
+                                               + "and its unfinished downloads go on then")
+        }
         let reply: DaemonResponse
         do {
             reply = try client.send("GET", "/tasks")

@@ -53,6 +53,7 @@ struct DaemonAPITests {
 
             // A restart brings back #2 (unfinished) and not #1 (removed from the history too).
             #expect(try await fixture.sluice(["stop"]).status == 0)
+            #expect(try await fixture.sluice(["daemon"]).status == 0)
             let listed = try await fixture.sluice(["ls", "--json"])
             let rows = try #require(JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
             #expect(rows.map { $0["id"] as? Int } == [2])

@@ -59,8 +59,12 @@ struct DaemonProcessTests {
             try await fixture.waitUntil("the killed daemon lets go of its lock") { !DaemonLock.isHeld(fixture.paths.lock) }
             #expect(FileManager.default.fileExists(atPath: fixture.paths.socket), "kill -9 leaves the socket behind")
 
+            // A listing starts nothing; a start resumes what the killed daemon left.
             let ls = try await fixture.sluice(["ls"])
-            #expect(ls.status == 0, "\(ls.error)")
+            #expect(ls.status == 1 && ls.error.contains("no sluice daemon is running for test"), "\(ls.error)")
+            #expect(fixture.daemonPID == nil)
+            let restarted = try await fixture.sluice(["daemon"])
+            #expect(restarted.status == 0, "\(restarted.error)")
             let second = try #require(fixture.daemonPID)
             #expect(second != first)
             let list = try await fixture.waitForTasks { $0.first?["outcome"] as? String == "finished" }

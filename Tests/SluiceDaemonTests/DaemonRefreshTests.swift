@@ -16,7 +16,7 @@ struct DaemonRefreshTests {
             try await fixture.waitForTasks { ($0.first?["bytes"] as? Int ?? 0) > 40_000 }  // 100 s in all: stopped long before, even under a sanitizer
             // A stop (the checkpoint kept) and a start: the resumed request is the link's second, which has expired.
             #expect(try await fixture.sluice(["stop"]).status == 0)
-            #expect(try await fixture.sluice(["ls"]).status == 0)
+            #expect(try await fixture.sluice(["daemon"]).status == 0)
             try await fixture.waitForTasks { $0.first?["outcome"] as? String == "failed" }
             let partial = fixture.output + "/file.bin.sluice-part"
             let kept = try #require(FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int)
