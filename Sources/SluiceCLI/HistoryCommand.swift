@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceDaemon
 import SluiceStore
 import SluiceViewModel
 
@@ -27,6 +28,10 @@ struct HistoryCommand: ParsableCommand {
     @Argument(help: "Only tasks whose URL or saved path contains this text (ASCII letters in any case).")
     var text: String?
 
+    /// The daemon keeps a store of its own (two processes must never resume the same downloads).
+    @Option(name: .customLong("id"), help: ArgumentHelp("The background daemon's tasks (sluice add, attach) instead of the UI's: the daemon of this identifier (default: default).", valueName: "id"))
+    var daemonID: String?
+
     mutating func run() throws {
         let report = try report(environment: ProcessInfo.processInfo.environment)
         for note in report.notes { StandardStreams.error("sluice: \(note)\n") }
@@ -36,10 +41,24 @@ struct HistoryCommand: ParsableCommand {
     /// The lines for standard output and the notes for standard error, for the store `environment` names.
     func report(environment: [String: String]) throws -> (lines: [String], notes: [String]) {
         if let limit, limit < 0 { throw CLIFailure(code: 2, message: "--limit must be 0 or more") }
-        let directory = TaskStore.defaultDirectory(environment: environment)
+        let directory: String
+        if let daemonID {
+            do {
+                directory = try DaemonPaths(identifier: daemonID, environment: environment).store
+            } catch {
+                throw CLIFailure(code: 2, message: error.message)
+            }
+        } else {
+            directory = TaskStore.defaultDirectory(environment: environment)
+        }
         // A listing makes nothing: no store yet means no history, not a new empty file.
         guard access(directory + "/sluice.db", F_OK) == 0 else {
-            return ([], json ? [] : ["no history yet (\(Sanitized.text(directory))/sluice.db does not exist)"])
+            var note = "no history yet (\(Sanitized.text(directory))/sluice.db does not exist)"
+            if daemonID == nil, let paths = try? DaemonPaths(identifier: DaemonPaths.defaultIdentifier, environment: environment),
+               access(paths.store + "/sluice.db", F_OK) == 0 {
+                note += "; the daemon's tasks: sluice history --id \(paths.identifier)"
+            }
+            return ([], json ? [] : [note])
         }
         let store: TaskStore
         let tasks: [StoredTask]

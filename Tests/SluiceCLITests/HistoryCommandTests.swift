@@ -1,6 +1,7 @@
 // `sluice history` against a store made in a temporary XDG_STATE_HOME: newest first, search, JSON lines,
 // credentials redacted, server text escaped, and no store made by a listing.
 import Foundation
+import SluiceDaemon
 import SluiceEngine
 import SluiceStore
 import Testing
@@ -70,6 +71,24 @@ import Testing
         let lines = try history([], environment).lines
         #expect(lines.first?.contains("  running  ") == true, "\(lines)")
         #expect(try history(["--json"], environment).lines.first?.contains("\"outcome\":\"running\"") == true)
+    }
+
+    /// The daemon keeps its own store: `--id` reads it, and a UI history that does not exist says where it is.
+    @Test func theDaemonsHistoryIsReadWithItsIdentifier() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let environment = ["XDG_STATE_HOME": dir.path + "/state", "HOME": dir.path + "/home", "XDG_RUNTIME_DIR": dir.path + "/run"]
+        let paths = try DaemonPaths(identifier: "default", environment: environment)
+        let store = try TaskStore(directory: paths.store)
+        _ = try store.insert(StoredTask(url: "https://mirror.test/added.iso", kind: .download, state: .completed,
+                                        destination: "/downloads/added.iso", bytesReceived: 10, bytesExpected: 10,
+                                        createdAt: 1_763_900_000, endedAt: 1_763_900_001, statusCode: 200, outcome: "saved"))
+        let ui = try history([], environment)
+        #expect(ui.lines.isEmpty)
+        #expect(ui.notes.first?.hasSuffix("; the daemon's tasks: sluice history --id default") == true, "\(ui.notes)")
+        let daemon = try history(["--id", "default"], environment)
+        #expect(daemon.lines.count == 1 && daemon.lines[0].contains("https://mirror.test/added.iso  /downloads/added.iso"), "\(daemon.lines)")
+        #expect(throws: CLIFailure.self) { try history(["--id", "../x"], environment) }
     }
 
     /// The last column says where a file was saved: a download that failed names no file, though the store keeps
