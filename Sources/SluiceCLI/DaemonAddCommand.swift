@@ -30,6 +30,10 @@ struct DaemonAddCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Fetch each file as N ranges over N connections when its server accepts ranges.", valueName: "N"))
     var split: Int?
 
+    @Option(name: .customLong("limit-rate"), parsing: .unconditional,
+            help: ArgumentHelp("Each added task at most this many bytes per second (k, m, g as curl's); the daemon's own limit, if any, still holds.", valueName: "speed"))
+    var limitRate: String?
+
     // Not --data: that is curl's request body, which `add` takes as curl does.
     @Flag(name: .customLong("data-task"), help: "Add them as data tasks (their bodies are not saved; for watching the flow with sluice attach).")
     var data = false
@@ -88,6 +92,7 @@ struct DaemonAddCommand: ParsableCommand {
             guard let valid = ParsedURL.parse(url) else { throw URLTargets.refused(url, inList: position >= listStart ? inputFile : nil) }
             parsed.append(valid)
         }
+        let rate = try RetryOptions.rateLimit(limitRate)
         let request = try DaemonRequestFields(requestOptions, shortData: shortData.values, paste: paste, hostRules: HostRulesApplied(config))
         let directory = DaemonOptions.absolute(outputDir ?? config.outputDir.value ?? ".")
         if !data && output == nil { try InterfaceOptions.makeOutputDirectory(directory) }
@@ -109,6 +114,15 @@ struct DaemonAddCommand: ParsableCommand {
             }
             let text = try DaemonOptions.checked(reply)
             let id = (try? JSONDecoder().decode(Added.self, from: Data(text.utf8)))?.id
+            if let rate, let id {
+                do {
+                    _ = try DaemonOptions.checked(try client.send("POST", "/tasks/\(id)/limit", body: "{\"bytesPerSecond\":\(rate)}"))
+                } catch let failure as CLIFailure {
+                    throw CLIFailure(code: 1, message: "#\(id) was added, but its limit was refused: \(failure.message)")
+                } catch {
+                    throw CLIFailure(code: 1, message: "#\(id) was added, but its limit was not set: \(error)")
+                }
+            }
             StandardStreams.output("#\(id.map(String.init) ?? "?")  \(Sanitized.text(url))\n")
         }
     }

@@ -35,6 +35,10 @@ struct DaemonCommand: ParsableCommand {
     @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once.", valueName: "n"))
     var jobs: Int = 6
 
+    @Option(name: .customLong("limit-rate"), parsing: .unconditional,
+            help: ArgumentHelp("At most this many bytes per second for all its transfers together; k, m, g (1024-based) as curl's.", valueName: "speed"))
+    var limitRate: String?
+
     @Flag(help: "Write a systemd user unit (no root) that runs this daemon, and say how to enable it.")
     var installUserService = false
 
@@ -47,6 +51,7 @@ struct DaemonCommand: ParsableCommand {
 
     mutating func run() throws {
         guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
+        let rate = try RetryOptions.rateLimit(limitRate)
         let paths = try daemon.paths()
         let config = try configFile.load()
         config.applyDefaults(to: &hookOptions)  // the file's hooks, unless given here
@@ -56,8 +61,9 @@ struct DaemonCommand: ParsableCommand {
             // Detached, it keeps no directory busy (a file system it sat in could not be unmounted); every path
             // it uses is absolute.
             if detached { _ = chdir("/") }
-            let settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks(),
+            var settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks(),
                                           hostLimit: { config.connections(forHost: $0) }, requestTimeout: config.requestTimeout)
+            settings.maximumBytesPerSecond = rate
             let ending: DaemonRunner.Ending
             do {
                 ending = try DaemonRunner.run(settings, traceLine: TraceEncoder.line(for:start:))
@@ -118,6 +124,7 @@ struct DaemonCommand: ParsableCommand {
             if let value { words += [flag, value] }
         }
         if hookOptions.notify { words.append("--notify") }
+        if let limitRate { words += ["--limit-rate", limitRate] }  // checked above
         return words + ["--hook-timeout", String(hookOptions.hookTimeout)]
     }
 }

@@ -85,10 +85,13 @@ struct RetryOptions: ParsableArguments {
     }
 
     /// The receive limit in bytes per second; nil for none (no --limit-rate, or 0).
-    func rateLimit() throws -> Int64? {
-        guard let limitRate else { return nil }
-        guard let bytes = Self.parseRate(limitRate) else {
-            throw CLIFailure(code: 2, message: "--limit-rate: not a speed: \(Sanitized.text(limitRate)) (say 500k, 2M or 1G)")
+    func rateLimit() throws -> Int64? { try Self.rateLimit(limitRate) }
+
+    /// `--limit-rate TEXT` as bytes per second; nil for none (not given, or 0).
+    static func rateLimit(_ text: String?) throws(CLIFailure) -> Int64? {
+        guard let text else { return nil }
+        guard let bytes = parseRate(text) else {
+            throw CLIFailure(code: 2, message: "--limit-rate: not a speed: \(Sanitized.text(text)) (say 500k, 2M or 1G)")
         }
         return bytes > 0 ? bytes : nil
     }

@@ -28,6 +28,8 @@ public struct DaemonSettings: Sendable {
     public var hostLimit: @Sendable (String) -> Int?
     /// Seconds a transfer may go without a byte before it fails (the config file's `timeout`); nil: the engine's.
     public var requestTimeout: Double?
+    /// All transfers together at most this many bytes a second (`--limit-rate`); nil: no limit.
+    public var maximumBytesPerSecond: Int64?
 
     public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool, hooks: TaskHooks = TaskHooks(),
                 hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil }, requestTimeout: Double? = nil) {
@@ -74,7 +76,8 @@ public enum DaemonRunner {
         }
         let file = try LogFile(path: paths.log, echo: settings.echoLog)
         let logger = Logger(label: "sluice.daemon") { FileLogHandler(label: $0, file: file) }
-        logger.info("starting", metadata: ["pid": "\(getpid())", "id": "\(paths.identifier)", "socket": "\(paths.socket)"])
+        logger.info("starting", metadata: ["pid": "\(getpid())", "id": "\(paths.identifier)", "socket": "\(paths.socket)",
+                                           "jobs": "\(settings.jobs)", "limit": "\(settings.maximumBytesPerSecond.map(String.init) ?? "none")"])
         if stale { logger.notice("removed the socket a stopped daemon left behind") }
         if let notice = store.notice { logger.warning("\(notice)") }
 
@@ -93,6 +96,7 @@ public enum DaemonRunner {
         var configuration = SessionConfiguration.default
         configuration.httpCookieStorage = cookies
         if let timeout = settings.requestTimeout { configuration.timeoutIntervalForRequest = timeout }
+        configuration.maximumBytesPerSecond = settings.maximumBytesPerSecond
         let saver = CookieSaver(cookies, to: cookieFile)
         cookies.onChange { saver.changed() }
         let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, hostLimit: settings.hostLimit,

@@ -14,6 +14,7 @@ public enum TaskJSON {
             ("bytes", String(row.bytes)),
             ("expected", String(row.expected)),
             ("rate", row.bytesPerSecond(now: now).map { String(Int64($0)) } ?? "null"),
+            ("limit", row.rateLimit.map(String.init) ?? "null"),
             ("saved", row.savedPath.map(JSONText.quote) ?? "null"),
             ("outcome", outcome(row).map(JSONText.quote) ?? "null"),
             ("status", row.status.map(String.init) ?? "null"),
