@@ -102,6 +102,7 @@ struct DaemonAddCommand: ParsableCommand {
             var fields = [("url", JSONText.quote(url)), ("kind", data ? "\"data\"" : "\"download\"")]
             if let split = split ?? (data ? nil : config.split(forURL: url)) { fields.append(("split", String(split))) }
             if ask { fields.append(("ask", "true")) }
+            if let rate { fields.append(("bytesPerSecond", String(rate))) }
             fields += request.fields(for: valid)
             if let output { fields.append(("output", JSONText.quote(DaemonOptions.absolute(output)))) }
             else if !data { fields.append(("directory", JSONText.quote(directory))) }
@@ -114,15 +115,6 @@ struct DaemonAddCommand: ParsableCommand {
             }
             let text = try DaemonOptions.checked(reply)
             let id = (try? JSONDecoder().decode(Added.self, from: Data(text.utf8)))?.id
-            if let rate, let id {
-                do {
-                    _ = try DaemonOptions.checked(try client.send("POST", "/tasks/\(id)/limit", body: "{\"bytesPerSecond\":\(rate)}"))
-                } catch let failure as CLIFailure {
-                    throw CLIFailure(code: 1, message: "#\(id) was added, but its limit was refused: \(failure.message)")
-                } catch {
-                    throw CLIFailure(code: 1, message: "#\(id) was added, but its limit was not set: \(error)")
-                }
-            }
             StandardStreams.output("#\(id.map(String.init) ?? "?")  \(Sanitized.text(url))\n")
         }
     }

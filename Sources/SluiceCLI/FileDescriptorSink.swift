@@ -18,6 +18,12 @@ final class FileDescriptorSink {
 
     static let binaryRefused = "the body is binary, which would garble the terminal: -o - writes it there anyway, -o FILE or -O saves it"
 
+    /// What a failed write ends the command with: the refusal says it all; anything else is named with `what` it
+    /// was writing ("the body to standard output").
+    static func failureMessage(_ failure: String, writing what: String) -> String {
+        failure == binaryRefused ? failure : "cannot write \(what): \(failure)"
+    }
+
     init(fd: Int32, refusesBinary: Bool = false) {
         self.fd = fd
         self.refusesBinary = refusesBinary

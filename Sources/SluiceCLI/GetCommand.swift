@@ -485,9 +485,8 @@ struct GetCommand: ParsableCommand {
         }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()
         if let signal = interrupted { throw CLIFailure(code: 128 + signal, message: "interrupted") }
-        if delegate.outputFailure == FileDescriptorSink.binaryRefused { throw CLIFailure(code: 1, message: FileDescriptorSink.binaryRefused) }
         if let failure = delegate.outputFailure {
-            throw CLIFailure(code: 1, message: "cannot write the bodies to standard output: \(failure)")
+            throw CLIFailure(code: 1, message: FileDescriptorSink.failureMessage(failure, writing: "the bodies to standard output"))
         }
         for line in delegate.failures.prefix(20) { StandardStreams.error("sluice: \(line)\n") }
         if delegate.failures.count > 20 { StandardStreams.error("sluice: ... and \(delegate.failures.count - 20) more\n") }

@@ -107,9 +107,8 @@ final class GetDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecke
         if let signal = interrupted {
             throw CLIFailure(code: 128 + signal, message: "interrupted" + (progress(task).map { " after \($0)" } ?? ""))
         }
-        if outputFailure == FileDescriptorSink.binaryRefused { throw CLIFailure(code: 1, message: FileDescriptorSink.binaryRefused) }
         if let outputFailure {
-            throw CLIFailure(code: 1, message: "cannot write the body to \(destination): \(outputFailure)")
+            throw CLIFailure(code: 1, message: FileDescriptorSink.failureMessage(outputFailure, writing: "the body to \(destination)"))
         }
         if let error {
             let got = progress(task).map { " (\($0))" } ?? ""

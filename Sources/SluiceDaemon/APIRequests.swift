@@ -9,7 +9,7 @@ import SluiceTUI
 import SluiceViewModel
 
 /// `{"url": "...", "kind": "download"|"data", "output": "/abs/FILE"?, "directory": "/abs/DIR"?, "split": N?,
-/// "ask": true?, "method": "POST"?, "headers": [["Name", "value"], ...]?, "body": "BASE64"?}`
+/// "ask": true?, "method": "POST"?, "headers": [["Name", "value"], ...]?, "body": "BASE64"?, "bytesPerSecond": N?}`
 public struct AddRequest: Sendable, Equatable {
     public let url: String
     public let kind: TaskKind
@@ -22,6 +22,8 @@ public struct AddRequest: Sendable, Equatable {
     public var method: String? = nil
     public var headers: [HeaderLine] = []
     public var body: Data? = nil
+    /// The task's own receive limit from its start (`sluice add --limit-rate`); nil: none of its own.
+    public var bytesPerSecond: Int64? = nil
 
     private struct Body: Decodable {
         let url: String
@@ -33,6 +35,7 @@ public struct AddRequest: Sendable, Equatable {
         let method: String?
         let headers: [[String]]?
         let body: String?
+        let bytesPerSecond: Int64?
     }
 
     /// The request for `url` this asks for, when it asks for more than a plain GET.
@@ -61,6 +64,7 @@ public struct AddRequest: Sendable, Equatable {
             return .failure(DaemonFailure("\(Sanitized.text(path)) is not an absolute path"))
         }
         if let split = body.split, !(1...16).contains(split) { return .failure(DaemonFailure("split is 1 to 16 connections")) }
+        if let rate = body.bytesPerSecond, rate < 1 { return .failure(DaemonFailure("bytesPerSecond is at least 1")) }
         if body.ask == true && kind != .data { return .failure(DaemonFailure("ask holds a data task's response: give \"kind\": \"data\"")) }
         if let method = body.method, method.isEmpty || !method.utf8.allSatisfy(Self.isTokenByte) {
             return .failure(DaemonFailure("not a method: \(Sanitized.text(method))"))
@@ -80,7 +84,7 @@ public struct AddRequest: Sendable, Equatable {
         }
         let destination = body.output.map(DownloadDestination.file) ?? body.directory.map(DownloadDestination.directory)
         return .success(AddRequest(url: body.url, kind: kind, destination: destination, split: body.split, ask: body.ask ?? false,
-                                   method: body.method, headers: headers, body: payload))
+                                   method: body.method, headers: headers, body: payload, bytesPerSecond: body.bytesPerSecond))
     }
 }
 

@@ -223,6 +223,7 @@ public final class DaemonHub: Sendable {
             : app.add(url, asks: request.ask, kind: .data, request: request.request)
         switch added {
         case .success(let id):
+            if let rate = request.bytesPerSecond { _ = app.carryOut(.setTaskRate(id, rate)) }
             drain()  // the new row is in the model before the reply says it exists
             return DaemonReply(201, "{\"id\":\(id)}")
         case .failure(let problem):
