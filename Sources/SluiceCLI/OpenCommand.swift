@@ -120,23 +120,25 @@ struct OpenCommand: ParsableCommand {
         var given: Set<String> = []
         var repeats = 0
         var alreadySaved = 0
-        for (text, url) in zip(texts, urls) {
-            if download, !given.insert(url.absoluteString).inserted {
-                repeats += 1
-                continue
-            }
-            if download, savedEarlier.path(for: url.absoluteString) != nil {
-                alreadySaved += 1
-                continue
-            }
-            // A host rule's split and limit-rate are that host's tasks' own (a typed --split wins over the rule's).
-            let rule = config.rule(forURL: url)
-            let added = download ? app.addDownload(url, to: .directory(directory), split: splitTyped ? nil : rule?.split?.value)
-                                 : app.add(text, asks: ask && interactive, kind: .data)
-            switch added {
-            case .failure(let problem): throw CLIFailure(code: 1, message: problem.message)
-            case .success(let id):
-                if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
+        try app.addingDownloads(into: directory, count: download ? urls.count : 0) {
+            for (text, url) in zip(texts, urls) {
+                if download, !given.insert(url.absoluteString).inserted {
+                    repeats += 1
+                    continue
+                }
+                if download, savedEarlier.path(for: url.absoluteString) != nil {
+                    alreadySaved += 1
+                    continue
+                }
+                // A host rule's split and limit-rate are that host's tasks' own (a typed --split wins over the rule's).
+                let rule = config.rule(forURL: url)
+                let added = download ? app.addDownload(url, to: .directory(directory), split: splitTyped ? nil : rule?.split?.value)
+                                     : app.add(text, asks: ask && interactive, kind: .data)
+                switch added {
+                case .failure(let problem): throw CLIFailure(code: 1, message: problem.message)
+                case .success(let id):
+                    if let text = rule?.limitRate?.value, let rate = ByteCountText.parse(text), rate > 0 { _ = app.carryOut(.setTaskRate(id, rate)) }
+                }
             }
         }
         let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved, heldElsewhere: app.heldElsewhereAtRestore)

@@ -46,14 +46,21 @@ public struct DownloadCompanions: Sendable, Equatable {
     /// took in between fails that download instead of sharing the file. A partial file under the plain name with no checkpoint (a run killed in its
     /// first second) is started over in place. Two `lstat`s for a new name. The search starts at `first`
     /// (`name.first`): a caller that claimed `name.k` already knows the names below it are taken, and a list of
-    /// thousands of downloads of one name would otherwise try each taken name again (quadratic).
+    /// thousands of downloads of one name would otherwise try each taken name again (quadratic). `listed`: the
+    /// directory's names read once for a list of downloads; a name it lists neither the file nor the partial file
+    /// of is free without asking the disk (see `DirectoryNames`).
     public static func claim(in directory: String, suggested: String?, url: String, from first: Int = 0,
-                             isHeld: (String) -> Bool) -> Result<Claim, PlacementError> {
+                             listed: DirectoryNames? = nil, isHeld: (String) -> Bool) -> Result<Claim, PlacementError> {
         let name = SafeFileName.sanitize(suggested)
         var info = stat()
         for attempt in first..<first + 10_000 {
-            let companions = DownloadCompanions(target: directory + "/" + SafeFileName.candidate(name, attempt: attempt))
-            guard !isHeld(companions.target), lstat(companions.target, &info) != 0 else { continue }
+            let candidate = SafeFileName.candidate(name, attempt: attempt)
+            let companions = DownloadCompanions(target: directory + "/" + candidate)
+            guard !isHeld(companions.target) else { continue }
+            if let listed, !listed.contains(candidate), !listed.contains(candidate + ".sluice-part") {
+                return .success(Claim(companions: companions, resumeData: nil, attempt: attempt, isFree: true))
+            }
+            guard lstat(companions.target, &info) != 0 else { continue }
             if lstat(companions.partialPath, &info) != 0 {
                 guard errno == ENOENT else {
                     return .failure(PlacementError(message: "cannot use \(companions.partialPath): \(String(cString: strerror(errno)))"))

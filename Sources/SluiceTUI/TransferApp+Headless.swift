@@ -57,6 +57,16 @@ extension TransferApp {
         return addDownload(url, to: destination, split: split, request: custom)
     }
 
+    /// Runs `body`, which adds `count` downloads into `directory`, with the directory's names read once for their
+    /// claims instead of two lookups each on disk (see `DirectoryNames`). A short list asks the disk: reading a
+    /// large directory costs more than a few lookups.
+    public func addingDownloads<T>(into directory: String, count: Int, _ body: () throws -> T) rethrows -> T {
+        guard count >= 64, let names = DirectoryNames(of: directory) else { return try body() }
+        listings.withLock { $0[directory] = names }
+        defer { listings.withLock { $0[directory] = nil } }
+        return try body()
+    }
+
     /// The same, for a URL `ParsedURL.parse` accepted.
     public func addDownload(_ url: URL, to destination: DownloadDestination, split: Int? = nil,
                             request custom: (@Sendable (URL) -> Request)? = nil) -> Result<Int, AddError> {
@@ -65,7 +75,7 @@ extension TransferApp {
         let companions: DownloadCompanions
         var resumeData: Data?
         var isFree = false
-        switch place(url: url, destination) {
+        switch place(url: url, destination, listed: true) {
         case .success(let found): (companions, resumeData, isFree) = (found.companions, found.resumeData, found.isFree)
         case .failure(let problem): return .failure(problem)
         }
@@ -88,20 +98,22 @@ extension TransferApp {
     /// download placed in a directory creates its partial file at its start); the store keeps where it goes now.
     func placeAgain(_ managed: ManagedTask) -> DownloadCompanions.Claim? {
         guard let old = managed.companions else { return nil }
-        let claim = try? place(url: managed.request.url, .directory(old.directory)).get()
+        let claim = try? place(url: managed.request.url, .directory(old.directory), listed: false).get()
         keeper?.moved(managed.row, to: claim?.companions)
         return claim
     }
 
-    /// The companions of the download: an unfinished one of the same URL found there is continued.
-    private func place(url: URL, _ destination: DownloadDestination) -> Result<DownloadCompanions.Claim, AddError> {
+    /// The companions of the download: an unfinished one of the same URL found there is continued. `listed`: the
+    /// directory's names read for the list being added may answer for the disk (not for a name found taken).
+    private func place(url: URL, _ destination: DownloadDestination, listed: Bool) -> Result<DownloadCompanions.Claim, AddError> {
         switch destination {
         case .directory(let directory):
             let suggested = TaskName.fileName(of: url.absoluteString)
             let key = directory + "/" + SafeFileName.sanitize(suggested)
             let first = nextNameAttempt.withLock { $0[key] ?? 0 }
+            let names = listed ? listings.withLock { $0[directory] } : nil
             return DownloadCompanions.claim(in: directory, suggested: suggested, url: url.absoluteString, from: first,
-                                            isHeld: { delegate.holds(target: $0) })
+                                            listed: names, isHeld: { delegate.holds(target: $0) })
                 .map { claimed in
                     nextNameAttempt.withLock { $0[key] = max($0[key] ?? 0, claimed.attempt + 1) }
                     return claimed

@@ -33,6 +33,8 @@ public final class TransferApp: Sendable {
     private let hooks: HookRunner?
     /// Per `directory/name`, the first suffix not yet tried by this app's downloads (see `DownloadCompanions.claim`).
     let nextNameAttempt = Locked<[String: Int]>([:])
+    /// Per directory, its names read once while a list of downloads is added there (`addingDownloads`).
+    let listings = Locked<[String: DirectoryNames]>([:])
     /// Rows of earlier runs that `restore` ended at once (found in place, or interrupted data tasks): history, not
     /// this run's work, so a plain run's tally leaves them out.
     let endedAtRestore = Locked<Set<Int>>([])

@@ -132,6 +132,36 @@ import Testing
         #expect(lines.contains { $0.contains("#\(row)") && $0.contains("5000.1") }, "the row says where it saves: \(lines)")
     }
 
+    /// A long list reads the directory's names once for its claims: a user's file listed there is passed over, and
+    /// a partial file another program made after the names were read (so the list does not know it) is met when the
+    /// download starts: left alone, and the download placed again under the next name.
+    @Test func aLongListPlacedFromTheDirectorysNamesPassesOverFilesMadeBeforeAndAfterTheyWereRead() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try Data("the user's".utf8).write(to: URL(fileURLWithPath: dir.path + "/1003"))
+        let app = TransferApp(outputDirectory: dir.path, concurrency: 8)
+        let sizes = Array(1000..<1070)
+        try app.addingDownloads(into: dir.path, count: sizes.count) {
+            try Data("another program's".utf8).write(to: URL(fileURLWithPath: dir.path + "/1005.sluice-part"))
+            for size in sizes {
+                guard case .success = app.addDownload(server.url("/bytes/\(size)"), to: .directory(dir.path)) else {
+                    Issue.record("refused")
+                    return
+                }
+            }
+        }
+        let lines = await runToTheEnd(app)
+        #expect(FileManager.default.contents(atPath: dir.path + "/1003") == Data("the user's".utf8))
+        #expect(FileManager.default.contents(atPath: dir.path + "/1003.1") == pattern(1003), "\(dir.entries)")
+        #expect(FileManager.default.contents(atPath: dir.path + "/1005.sluice-part") == Data("another program's".utf8))
+        #expect(FileManager.default.contents(atPath: dir.path + "/1005.1") == pattern(1005), "\(dir.entries) \(lines)")
+        for size in sizes where size != 1003 && size != 1005 {
+            #expect(FileManager.default.contents(atPath: dir.path + "/\(size)") == pattern(size))
+        }
+        #expect(dir.entries.count == sizes.count + 2, "\(dir.entries)")
+    }
+
     @Test func aQueuedTaskMovedToTheFrontStartsNext() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()

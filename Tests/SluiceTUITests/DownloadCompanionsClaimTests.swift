@@ -76,4 +76,30 @@ struct DownloadCompanionsClaimTests {
         #expect(try claim(dir, from: 5, held: &held) == ("file.5", 5), "names below the start are not tried")
         #expect(try claim(dir, from: 5, held: &held) == ("file.6", 6))
     }
+
+    /// Names read once answer for the disk: a name they list neither the file nor the partial file of is free
+    /// (even if made since: the download's exclusive create and non-replacing link meet that), and a listed one is
+    /// checked on disk as without them (a user's file passed over, this URL's checkpoint continued).
+    @Test func namesReadOnceAnswerForTheDiskAndAListedNameIsCheckedThere() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(FileManager.default.createFile(atPath: dir + "/file", contents: Data("the user's".utf8)))
+        #expect(FileManager.default.createFile(atPath: dir + "/file.1.sluice-part", contents: Data("123456789".utf8)))
+        let resume = ResumeData(url: "http://h/file", path: dir + "/file.1.sluice-part", bytesOnDisk: 9, etag: nil,
+                                lastModified: nil, expectedLength: 20)
+        #expect(DownloadCompanions(target: dir + "/file.1").saveResume(resume.encoded()))
+        let names = try #require(DirectoryNames(of: dir))
+        #expect(names.contains("file") && names.contains("file.1.sluice-resume") && !names.contains("."))
+        let continued = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", listed: names,
+                                                     isHeld: { _ in false }).get()
+        #expect(continued.companions.name == "file.1" && continued.resumeData != nil, "listed: checked on disk")
+        #expect(FileManager.default.createFile(atPath: dir + "/file.2", contents: Data("made since".utf8)))
+        let listedFree = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", from: 2,
+                                                      listed: names, isHeld: { _ in false }).get()
+        #expect(listedFree.companions.name == "file.2" && listedFree.isFree, "not listed: free without asking the disk")
+        let asked = try DownloadCompanions.claim(in: dir, suggested: "file", url: "http://h/file", from: 2,
+                                                 isHeld: { _ in false }).get()
+        #expect(asked.companions.name == "file.3", "the disk, asked, knows file.2")
+        #expect(DirectoryNames(of: dir + "/missing") == nil)
+    }
 }
