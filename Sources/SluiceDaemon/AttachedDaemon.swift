@@ -32,6 +32,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     }
 
     private let incoming: Locked<Incoming>
+    /// Where a refresh's answer goes (see `InterfaceDriver.onAnswer`).
+    private let answers = Locked<(@Sendable (String) -> Void)?>(nil)
     private let stream: AttachStream
 
     /// Starts reading the daemon's model; `ended` says when that failed or stopped.
@@ -111,9 +113,12 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         case .setSessionRate(let limit): return request("POST", "/limits", [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .setTaskRate(let id, let limit): return request("POST", "/tasks/\(id)/limit", [("bytesPerSecond", limit.map(String.init) ?? "null")])
         case .refresh(let id, let text):
-            // The daemon answers once the new URL has (seconds, maybe): the outcome comes back as the row's note.
+            // The daemon answers once the new URL has (seconds, maybe): the outcome is told then, and is the row's note.
             let body = [("url", JSONText.quote(text))]
-            DispatchQueue.global().async { [self] in _ = request("POST", "/tasks/\(id)/refresh", body, timeout: 60) }
+            DispatchQueue.global().async { [self] in
+                let problem = request("POST", "/tasks/\(id)/refresh", body, timeout: 60)
+                answers.withLock { $0 }?("#\(id) " + TransferApp.refreshNote(problem))
+            }
             return "checking the new URL for #\(id)…"
         case .suspendAll: return request("POST", "/all/suspend")
         case .resumeAll: return request("POST", "/all/resume")
@@ -152,6 +157,8 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
     public var ended: String? { incoming.withLock { $0.stopping ? nil : $0.ended } }
 
     public func onEvents(_ wake: @escaping @Sendable () -> Void) { incoming.withLock { $0.wake = wake } }
+
+    public func onAnswer(_ tell: @escaping @Sendable (String) -> Void) { answers.withLock { $0 = tell } }
 
     /// The daemon's tasks go on after this UI: nothing here is ever done.
     public var isDone: Bool { false }

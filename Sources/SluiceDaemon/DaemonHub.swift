@@ -277,7 +277,7 @@ public final class DaemonHub: Sendable {
             drain()
             guard state.withLock({ $0.model.row(id) }) != nil else { return reply(.error(404, "no task #\(id)")) }
             app.refresh(id, to: url, force: force) { [self] problem in
-                app.note(id, problem.map { "refresh refused: " + $0 } ?? "refreshed: going on from the new URL")
+                app.note(id, TransferApp.refreshNote(problem))
                 if let problem {
                     logger.notice("refresh of #\(id) refused: \(problem)")
                     return reply(.error(409, problem))

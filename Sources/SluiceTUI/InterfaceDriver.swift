@@ -33,6 +33,9 @@ public protocol InterfaceDriver: AnyObject {
     /// the loop takes that at once rather than at its next paced pass, so `--exit-when-done` exits when the work
     /// does. A hint: the loop still asks `isDone`. A later call replaces the earlier `wake`.
     func onIdle(_ wake: @escaping @Sendable () -> Void)
+    /// Calls `tell` (from another thread) with the answer to an intent that comes after `perform` returned (a
+    /// refresh, once the new URL has been checked): the message line shows it. A later call replaces the earlier.
+    func onAnswer(_ tell: @escaping @Sendable (String) -> Void)
 }
 
 extension InterfaceDriver {

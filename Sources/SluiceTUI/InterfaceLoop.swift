@@ -28,11 +28,8 @@ public enum InterfaceLoop {
         var lastDraw: UInt64 = 0
         var dirty = true
         var wasActive = false
-        // What a `!` command did, told later from its own thread.
+        // What a `!` command did and how a refresh went, told later from other threads.
         let told = Locked<[String]>([])
-        // A refresh is answered later, on its row ("refreshed: ...", "refresh refused: ..."): the message line then
-        // says the answer in place of "checking the new URL…". The row, and its note before the refresh.
-        var refreshing: (id: Int, before: String?)?
         // The driver's events wake the loop (at most a hundred passes a second while they flow), so that the end
         // of the last transfer is seen when it happens, not at the next timeout.
         let wake = WakeSignal()
@@ -41,6 +38,11 @@ public enum InterfaceLoop {
         let idle = WakeSignal()
         if let idle { driver.onIdle { idle.signal() } }
         defer { driver.onIdle {} }  // the stops that follow the loop end tasks too: nobody listens then
+        driver.onAnswer { text in
+            told.withLock { $0.append(text) }
+            wake?.signal()
+        }
+        defer { driver.onAnswer { _ in } }
         var lastPass: UInt64 = 0
         while !stop.isSet {
             if let reason = driver.ended { return reason }
@@ -62,10 +64,6 @@ public enum InterfaceLoop {
                 let active = model.runningCount > 0
                 if wasActive && !active { lastDraw = 0 }
                 wasActive = active
-                if let watched = refreshing, let note = model.row(watched.id)?.note, note != watched.before, note.hasPrefix("refresh") {
-                    refreshing = nil
-                    if ui.message?.hasPrefix("checking the new URL") == true { ui.message = "#\(watched.id) " + note }
-                }
             }
             // The model says first (a field per row); the driver's look at every task is made only when it agrees.
             if ui.exitWhenDone && !wasActive && driver.isDone {
@@ -84,7 +82,6 @@ public enum InterfaceLoop {
                         if let message = driver.stopDaemon() { ui.message = message } else { return nil }
                     case .intent(let intent):
                         if let message = driver.perform(intent) { ui.message = message }
-                        if case .refresh(let id, _) = intent { refreshing = (id, model.row(id)?.note) }
                     case .forget(let id):
                         if let note = driver.forget(id) { ui.message = note }
                         flows.forget(id)

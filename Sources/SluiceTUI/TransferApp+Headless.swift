@@ -28,6 +28,8 @@ extension TransferApp {
     /// Calls `wake` (on the delegate queue) when a completion leaves nothing running, queued or about to retry.
     public func onIdle(_ wake: @escaping @Sendable () -> Void) { delegate.onIdle.withLock { $0 = wake } }
 
+    public func onAnswer(_ tell: @escaping @Sendable (String) -> Void) { answers.withLock { $0 = tell } }
+
     /// Moves what the engine reported into `model` and the store, as the UI's loop does; returns the events.
     public func drainEvents(into model: inout Model) -> [ModelEvent] {
         let events = inbox.take()

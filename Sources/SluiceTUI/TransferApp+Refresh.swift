@@ -13,6 +13,11 @@ import SluiceEngine
 import SluiceViewModel
 
 extension TransferApp {
+    /// What the row's note says of a refresh's outcome: `problem` is why it was refused, nil when it went on.
+    public static func refreshNote(_ problem: String?) -> String {
+        problem.map { "refresh refused: " + $0 } ?? "refreshed: going on from the new URL"
+    }
+
     /// Checks the new URL, then moves the row onto it. `done` gets nil once the row goes on from the new URL, or
     /// why not (nothing changed then: the old URL, the partial file and its checkpoint are as they were).
     public func refresh(_ id: Int, to text: String, force: Bool, done: @escaping @Sendable (String?) -> Void) {

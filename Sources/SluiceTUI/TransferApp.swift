@@ -35,6 +35,8 @@ public final class TransferApp: Sendable {
     let nextNameAttempt = Locked<[String: Int]>([:])
     /// Per directory, its names read once while a list of downloads is added there (`addingDownloads`).
     let listings = Locked<[String: DirectoryNames]>([:])
+    /// Where answers that come later than their intent go (see `InterfaceDriver.onAnswer`).
+    let answers = Locked<(@Sendable (String) -> Void)?>(nil)
     /// Rows of earlier runs that `restore` ended at once (found in place, or interrupted data tasks): history, not
     /// this run's work, so a plain run's tally leaves them out.
     let endedAtRestore = Locked<Set<Int>>([])
@@ -221,9 +223,10 @@ public final class TransferApp: Sendable {
             inbox.post(.taskRateLimit(id: id, limit))
             return limit.map { "#\(id) at most " + ByteCountText.rate(Double($0)) } ?? "#\(id) has no limit of its own"
         case .refresh(let id, let text):
-            let inbox = self.inbox
-            refresh(id, to: text, force: false) { problem in
-                inbox.post(.note(id: id, problem.map { "refresh refused: " + $0 } ?? "refreshed: going on from the new URL"))
+            refresh(id, to: text, force: false) { [self] problem in
+                let note = Self.refreshNote(problem)
+                self.note(id, note)
+                answers.withLock { $0 }?("#\(id) " + note)
             }
             return "checking the new URL for #\(id)…"
         case .suspendAll:
