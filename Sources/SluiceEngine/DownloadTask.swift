@@ -82,6 +82,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public let conversionFile: String?
     /// Body bytes a converted download's file lacks at its start: what the data task received, until the delegate
     /// gives them back (`prependReceivedData`). While any are missing, the file is no resumable prefix of the body.
+    /// Below zero reads as none missing (more given back than the data task received).
     private let missingHead: Atomic<Int64>
 
     /// Takes over `dataTask`'s transfer after it delivered `received` bytes; the writer waits for `takeOver()`.
@@ -186,7 +187,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             return false
         }
         written.store(file.size, ordering: .relaxed)
-        missingHead.store(max(0, missingHead.load(ordering: .relaxed) - Int64(data.count)), ordering: .relaxed)
+        missingHead.subtract(Int64(data.count), ordering: .relaxed)
         let expected = expectedTotal.load(ordering: .relaxed)
         if expected >= 0 { expectedTotal.store(expected + Int64(data.count), ordering: .relaxed) }
         return true
@@ -200,7 +201,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         writer.async { [self] in
             guard fileOpened.load(ordering: .acquiring), !resumeDataRequest.withLock({ $0.closed }), writeFailure == nil, let file,
                   originalRequest.method.uppercased() == "GET", let status = response?.statusCode,
-                  status == 200 || status == 206, missingHead.load(ordering: .relaxed) == 0, file.sync() else { return handler(nil) }
+                  status == 200 || status == 206, missingHead.load(ordering: .relaxed) <= 0, file.sync() else { return handler(nil) }
             handler(makeResumeData(file))
         }
     }
@@ -397,7 +398,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             }
             return
         }
-        let resume = keepsPartial(error, asked: handler != nil) && missingHead.load(ordering: .relaxed) == 0 ? makeResumeData(file) : nil
+        let resume = keepsPartial(error, asked: handler != nil) && missingHead.load(ordering: .relaxed) <= 0 ? makeResumeData(file) : nil
         segments = nil
         if resume == nil { file.remove() }
         error.resumeData = resume

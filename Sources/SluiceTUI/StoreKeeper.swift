@@ -84,6 +84,7 @@ final class StoreKeeper: Sendable {
     func observe(_ events: [ModelEvent], model: Model, now: UInt64 = DispatchTime.now().uptimeNanoseconds) {
         var touched: Set<Int> = []
         var conversions: [(from: Int, to: Int)] = []
+        var abandoned: [Int] = []  // rows whose pending conversion will never happen
         for event in events {
             switch event {
             case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _), .refreshed(let id, _, _),
@@ -96,6 +97,8 @@ final class StoreKeeper: Sendable {
                 if case .didBecomeDownloadTask(let new) = record.event {
                     conversions.append((record.taskIdentifier, new))
                     touched.insert(new)
+                } else if case .didCompleteWithError = record.event {
+                    abandoned.append(record.taskIdentifier)  // a converted data task never completes
                 }
             case .queueOrder(let ids):
                 touched.formUnion(ids)
@@ -105,6 +108,7 @@ final class StoreKeeper: Sendable {
         }
         let writes = state.withLock { s -> [StoredTask] in
             guard !s.stopped else { return [] }
+            for id in abandoned where !s.conversions.isEmpty { s.conversions[id] = nil }
             s.deferred.formUnion(touched)
             guard !s.deferred.isEmpty else { return [] }
             let clock = Self.wallClock()

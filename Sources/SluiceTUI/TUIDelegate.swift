@@ -432,6 +432,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             let id = s.row(of: task)
             s.handlers[id] = nil
             _ = s.release(id)
+            // A converted data task makes no such call: a conversion still pending never happened, and its name is free.
+            if let unused = s.converting.removeValue(forKey: id) { s.targets.remove(unused.target) }
             if error?.code == .cannotCreateFile, s.rows[id]?.companions != nil, !s.stopping {
                 if let placedAgain {
                     s.rows[id]?.companions = placedAgain.companions

@@ -26,4 +26,21 @@ import Testing
         delegate.urlSession(session, task: tasks[0], didCompleteWithError: nil)
         #expect(delegate.kept.total == 0, "a completed task's bytes are let go")
     }
+
+    /// `d` chose a name for the data task's download, and the task ended before it could become one: the name is no
+    /// longer held for it, so a later download may take it.
+    @Test func aConversionThatNeverHappenedHoldsItsNameNoLonger() throws {
+        let delegate = TUIDelegate(outputDirectory: NSTemporaryDirectory(), concurrency: 6) { _ in }
+        let session = Session(configuration: .default, delegate: nil)
+        defer { session.invalidateAndCancel() }
+        let url = try #require(URL(string: "http://127.0.0.1:9/body.bin"))
+        let task = session.dataTask(with: url)
+        _ = delegate.track(task, asks: false)
+        let target = NSTemporaryDirectory() + "body.bin"
+        delegate.converting(task.taskIdentifier, into: DownloadCompanions(target: target))
+        #expect(delegate.holds(target: target), "held while the conversion is pending")
+        delegate.urlSession(session, task: task, didCompleteWithError: nil)
+        #expect(!delegate.holds(target: target))
+    }
 }
+
