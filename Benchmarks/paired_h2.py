@@ -1,6 +1,7 @@
 """curl and sluice binaries on 2,000 small files over one HTTP/2 connection, paired round by round (see
 https-paired). Prints each client's median wall time, and each sluice's median ratio to curl's run of the same round
-with a bootstrap 95 % interval of that median and the number of rounds it was faster."""
+with a bootstrap 95 % interval of that median and the number of rounds it was faster; with several sluice binaries,
+the same for each of them against the first."""
 import argparse, os, random, statistics, subprocess, time
 
 
@@ -53,6 +54,15 @@ def main():
             line += (f"  x curl {statistics.median(ratios):.3f} (95 % interval {medians[50]:.3f}-{medians[1949]:.3f}),"
                      f" faster in {sum(r < 1 for r in ratios)} of {len(ratios)} rounds")
         print(line, flush=True)
+    # Two or more sluice binaries (a before and an after): each against the first, round by round.
+    first = next((k for k in clients if k != "curl"), None)
+    for k in clients:
+        if k in ("curl", first):
+            continue
+        ratios = [s / f for s, f in zip(times[k], times[first])]
+        medians = sorted(statistics.median(random.choices(ratios, k=len(ratios))) for _ in range(2000))
+        print(f"{k:40s} x {first} {statistics.median(ratios):.3f} (95 % interval {medians[50]:.3f}-{medians[1949]:.3f}),"
+              f" faster in {sum(r < 1 for r in ratios)} of {len(ratios)} rounds", flush=True)
 
 
 main()
