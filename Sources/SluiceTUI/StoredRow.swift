@@ -142,8 +142,11 @@ enum StoredRow {
         }
     }
 
+    /// A data task's outcome once it became a download: the download's row follows (read back by `row`).
+    static let conversionOutcome = "became download #"
+
     static func outcome(of row: TaskRow) -> String {
-        if let next = row.becameTask { return "became download #\(next)" }
+        if let next = row.becameTask { return conversionOutcome + String(next) }
         if let status = row.httpFailure { return "HTTP \(status)" }
         switch row.outcome {
         case .failed(let failure): return failure.words.first ?? "failed"
@@ -167,6 +170,10 @@ enum StoredRow {
         case .failed where task.error != nil:
             row.outcome = .failed(failure(task.error ?? "", bytes: task.bytesReceived, expected: task.bytesExpected))
         default: row.outcome = .finished
+        }
+        // A data task that became a download reads so again ("converted → download #N"), not "finished".
+        if let outcome = task.outcome, outcome.hasPrefix(conversionOutcome) {
+            row.becameTask = Int(outcome.dropFirst(conversionOutcome.count))
         }
         if let saved = row.savedPath, let file = saved.split(separator: "/").last { row.name = String(file) }
         // Time 0 is before the row was added: the line keeps the offset it was written with, and no new one.

@@ -7,7 +7,9 @@ import SluiceViewModel
 
 extension TransferApp: InterfaceDriver {
     @discardableResult public func forget(_ id: Int) -> String? {
-        let companions = delegate.forget(id)
+        // An earlier run's failed download has no task here; its record says where its partial file is.
+        let earlier = revivable.withLock { $0.removeValue(forKey: id) }?.destination.map(DownloadCompanions.init(target:))
+        let companions = delegate.forget(id) ?? earlier
         keeper?.remove(id)
         var info = stat()
         guard let partial = companions?.partialPath, lstat(partial, &info) == 0 else { return nil }
@@ -23,6 +25,7 @@ extension TransferApp: InterfaceDriver {
     /// Forgets an ended row and deletes its saved file (a regular file only) and any partial file it left.
     public func purge(_ id: Int, savedPath: String?) -> String {
         let companions = delegate.managed(id)?.companions
+            ?? revivable.withLock { $0[id] }?.destination.map(DownloadCompanions.init(target:))
         forget(id)
         var deleted: [String] = []
         var info = stat()

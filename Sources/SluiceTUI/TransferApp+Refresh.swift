@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceStore
 import SluiceViewModel
 
 extension TransferApp {
@@ -19,32 +20,41 @@ extension TransferApp {
     }
 
     /// Checks the new URL, then moves the row onto it. `done` gets nil once the row goes on from the new URL, or
-    /// why not (nothing changed then: the old URL, the partial file and its checkpoint are as they were).
+    /// why not (nothing changed then: the old URL, the partial file and its checkpoint are as they were). A
+    /// download an earlier run left failed (an expired link, most often found on a later day) is refreshed too.
     public func refresh(_ id: Int, to text: String, force: Bool, done: @escaping @Sendable (String?) -> Void) {
         guard let url = ParsedURL.parse(text) else { return done("not a URL sluice can fetch: \(Sanitized.text(text))") }
-        guard let managed = delegate.beginRefresh(id), let companions = managed.companions else {
+        // This run's row (its task) or an earlier run's failed download (its record), taken for the refresh.
+        let managed = delegate.beginRefresh(id)
+        let earlier = managed == nil ? revivable.withLock { $0.removeValue(forKey: id) } : nil
+        let release: @Sendable () -> Void = { [self] in
+            if managed != nil { delegate.cancelRefresh(id) }
+            if let earlier { revivable.withLock { $0[id] = earlier } }
+        }
+        guard let companions = managed?.companions ?? earlier?.destination.map(DownloadCompanions.init(target:)),
+              let oldRequest = managed?.request ?? earlier.flatMap(Self.request(of:)) else {
             return done("#\(id) is not a download of this list, or is being refreshed already")
         }
-        let task = managed.task
-        let ended = task.state == .completed
-        if task.state == .running || task.state == .canceling {
-            delegate.cancelRefresh(id)
+        let task = managed?.task
+        let ended = task.map { $0.state == .completed } ?? true
+        if let task, task.state == .running || task.state == .canceling {
+            release()
             return done("#\(id) is running: suspend it first (s), then refresh")
         }
-        if ended && task.error == nil && (task.response?.statusCode ?? 0) < 400 {
-            delegate.cancelRefresh(id)
+        if let task, ended && task.error == nil && (task.response?.statusCode ?? 0) < 400 {
+            release()
             return done("#\(id) has finished: nothing to refresh")
         }
-        var moved = managed.request
+        var moved = oldRequest
         moved.url = url
         let request = moved
-        let oldURL = managed.request.url.absoluteString
+        let oldURL = oldRequest.url.absoluteString
         URLProbe.probe(request, configuration: session.configuration) { [self] result in
             let new: RefreshCheck.New
             switch result {
             case .success(let answer): new = answer
             case .failure(let error):
-                delegate.cancelRefresh(id)
+                release()
                 return done("the new URL: " + Sanitized.text(error.message))
             }
             let resume = companions.loadResume(for: oldURL).flatMap(ResumeData.decode)
@@ -60,13 +70,13 @@ extension TransferApp {
                 decision = .refuse("no checkpoint says which file the \(partialBytes) bytes kept are of: --force to continue anyway")
             }
             if case .refuse(let why) = decision {
-                delegate.cancelRefresh(id)
+                release()
                 return done(Sanitized.text(why))
             }
             // The old task stops keeping its bytes (a queued or suspended one), then the row goes on from there.
-            if !ended { task.stopKeepingResumeData() }
+            if let task, !ended { task.stopKeepingResumeData() }
             let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
-            while task.state != .completed && DispatchTime.now().uptimeNanoseconds < deadline { usleep(10_000) }
+            while let task, task.state != .completed && DispatchTime.now().uptimeNanoseconds < deadline { usleep(10_000) }
             var data = companions.loadResume(for: oldURL)
             if let old = data.flatMap(ResumeData.decode) {
                 var moved = old
@@ -75,8 +85,36 @@ extension TransferApp {
                 if let data { _ = companions.saveResume(data) }  // a crash from here on resumes from the new URL
             }
             post(.refreshed(id: id, url: url.absoluteString, at: DispatchTime.now().uptimeNanoseconds))
-            delegate.restart(id, request: request, resumeData: data)
+            if let earlier {
+                revive(earlier, request: request, companions: companions, resumeData: data)
+            } else {
+                delegate.restart(id, request: request, resumeData: data)
+            }
             done(nil)
         }
+    }
+
+    /// The request an earlier run's record was made with.
+    static func request(of record: StoredTask) -> Request? {
+        guard let url = URL(string: record.url) else { return nil }
+        var headers = HTTPHeaders()
+        for header in record.requestHeaders { headers.add(header.name, header.value) }
+        return Request(url: url, method: record.method, headers: headers)
+    }
+
+    /// An earlier run's failed download goes on in this run, from `request` (its new URL): a row of this run's from
+    /// now on, kept by the store and counted in its tally.
+    private func revive(_ record: StoredTask, request: Request, companions: DownloadCompanions, resumeData: Data?) {
+        let id = Int(record.id)
+        let task = resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
+            ?? session.downloadTask(with: request, partialFile: companions.partialPath)
+        task.split = max(task.split, split)
+        let headers = request.headers.map { HeaderLine($0.name, $0.value) }
+        keeper?.keep(id, facts: RowFacts(method: request.method, headers: headers, kind: .download, companions: companions,
+                                         createdAt: record.createdAt), record: record)
+        endedAtRestore.withLock { _ = $0.remove(id) }
+        let managed = ManagedTask(row: id, task: task, request: request, kind: .download, companions: companions,
+                                  hasCheckpoint: resumeData != nil)
+        if track(managed, queued: true) { task.resume() }
     }
 }

@@ -32,6 +32,9 @@ extension TransferApp {
                                  companions: record.destination.map(DownloadCompanions.init(target:)),
                                  createdAt: record.createdAt)
             if record.state.isFinished {
+                if record.state == .failed, record.kind == .download, record.destination != nil {
+                    revivable.withLock { $0[row.id] = record }
+                }
                 post(.restored(row))
                 continue
             }
@@ -98,9 +101,7 @@ extension TransferApp {
     /// The download task that continues `record`: from its checkpoint beside the file, else the store's copy of
     /// it, else from the start into the same partial file.
     private func recreate(_ record: StoredTask, url: URL, companions: DownloadCompanions) -> DownloadTask? {
-        var headers = HTTPHeaders()
-        for header in record.requestHeaders { headers.add(header.name, header.value) }
-        let request = Request(url: url, method: record.method, headers: headers)
+        guard let request = Self.request(of: record) else { return nil }
         let checkpoint = companions.loadResume(for: record.url) ?? record.resumeData
         let task = checkpoint.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
             ?? session.downloadTask(with: request, partialFile: companions.partialPath)

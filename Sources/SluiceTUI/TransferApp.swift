@@ -35,6 +35,8 @@ public final class TransferApp: Sendable {
     let nextNameAttempt = Locked<[String: Int]>([:])
     /// Per directory, its names read once while a list of downloads is added there (`addingDownloads`).
     let listings = Locked<[String: DirectoryNames]>([:])
+    /// Downloads an earlier run left failed, by row: a refresh (`U`, `sluice refresh`) gives one a new URL.
+    let revivable = Locked<[Int: StoredTask]>([:])
     /// Where answers that come later than their intent go (see `InterfaceDriver.onAnswer`).
     let answers = Locked<(@Sendable (String) -> Void)?>(nil)
     /// Rows of earlier runs that `restore` ended at once (found in place, or interrupted data tasks): history, not

@@ -16,9 +16,21 @@ public struct Model: Equatable, Sendable {
     private var index: [Int: Int] = [:]
     public private(set) var selectedID: Int?
     public var sort: SortOrder = .added
-    /// Case-insensitive substring of the URL or the name; empty shows every row.
-    public var filter: String = ""
+    /// Case-insensitive substring of the URL or the name; empty shows every row. A filter that hides the selected
+    /// row moves the selection to the first row it shows, or to none: the keys act on the selection, never on a
+    /// row the list does not show.
+    public var filter: String = "" {
+        didSet {
+            guard filter != oldValue, selected == nil else { return }
+            selectedID = visibleRows.first?.id
+        }
+    }
     public private(set) var now: UInt64 = 0
+
+    /// Whether the filter (`needle`, lowercased) shows `row`.
+    private static func matches(_ row: TaskRow, _ needle: String) -> Bool {
+        needle.isEmpty || row.url.lowercased().contains(needle) || row.name.lowercased().contains(needle)
+    }
     /// The whole session's receive limit, for the title line.
     public private(set) var sessionRateLimit: Int64?
     /// Rows keep at most this many timeline lines (progress calls fold, so this is a lot of history).
@@ -32,12 +44,13 @@ public struct Model: Equatable, Sendable {
     /// every string and array in it) to read.
     public func position(of id: Int) -> Int? { index[id] }
 
-    public var selected: TaskRow? { selectedID.flatMap(row) }
+    /// The selected row, when the filter shows it.
+    public var selected: TaskRow? { selectedID.flatMap(row).flatMap { Self.matches($0, filter.lowercased()) ? $0 : nil } }
 
     /// The rows to show, filtered and sorted.
     public var visibleRows: [TaskRow] {
         let needle = filter.lowercased()
-        var shown = needle.isEmpty ? rows : rows.filter { $0.url.lowercased().contains(needle) || $0.name.lowercased().contains(needle) }
+        var shown = needle.isEmpty ? rows : rows.filter { Self.matches($0, needle) }
         switch sort {
         case .added:
             // Queued rows the user reordered take the places queued rows hold, in the queue's order.

@@ -301,6 +301,36 @@ import Testing
         #expect(app.forget(saved) == nil, "a saved download left nothing to say")
     }
 
+    /// An expired link is most often found on a later run: a download an earlier run left failed takes a new URL
+    /// (`U`, `sluice refresh`) and goes on from its partial file. Found by a tester: it was refused as "not a
+    /// download of this list".
+    @Test func aDownloadAnEarlierRunLeftFailedGoesOnFromANewURL() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        let state = try Scratch()
+        defer { dir.remove(); state.remove() }
+        let store = try TaskStore(directory: state.path)
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let first = TransferApp(outputDirectory: dir.path, store: store, retries: RetryPolicies(downloads: nil))
+        guard case .success(let row) = first.add(server.url("/bytes/5000?drop=1000&t=\(tag)").absoluteString, kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(await ranToTheEnd(first).run.failed == 1)
+        let second = TransferApp(outputDirectory: dir.path, store: store, retries: RetryPolicies(downloads: nil))
+        second.restore(try store.all())
+        let fresh = server.url("/bytes/5000?t=\(tag)-new").absoluteString
+        let answer = await withCheckedContinuation { done in second.refresh(row, to: fresh, force: false) { done.resume(returning: $0) } }
+        #expect(answer == nil, "\(answer ?? "")")
+        let run = await ranToTheEnd(second)
+        #expect(run.run.failed == 0, "\(run.lines)")
+        #expect(FileManager.default.contents(atPath: dir.path + "/5000") == pattern(5000), "\(dir.entries) \(run.lines)")
+        #expect(dir.entries == ["5000"], "\(dir.entries)")
+        #expect(server.requestCount("/bytes/5000?t=\(tag)-new") >= 1)
+        let stored = try #require(try store.all().first { $0.id == Int64(row) })
+        #expect(stored.state == .completed && stored.url == fresh, "\(stored.state) \(stored.url)")
+    }
+
     /// A second UI on the same store leaves alone a download another sluice is fetching (its partial file locked):
     /// it fetched it again under NAME.1, and both rows wrote the same id, losing one from the history.
     @Test func aDownloadAnotherProcessIsFetchingIsNotResumed() async throws {

@@ -16,4 +16,19 @@ import Testing
         row.retry = RetryWait(attempt: 1, of: 5, at: 20_000_000_000, reason: "the server answered 503")
         #expect(StoredRow.state(of: row) == .queued)
     }
+
+    /// Found by a tester: a data task `d` turned into a download read "converted → download #N" until sluice
+    /// started again, then "finished", with 0 B received.
+    @Test func aDataTaskThatBecameADownloadReadsConvertedAfterARestart() {
+        var row = TaskRow(id: 5, url: "http://h/f", kind: .data, at: 0)
+        row.state = .completed
+        row.outcome = .finished
+        row.becameTask = 7
+        let facts = RowFacts(method: "GET", headers: [], kind: .data, companions: nil, createdAt: 0)
+        let stored = StoredRow.record(row, facts: facts, previous: nil, wallClock: 1)
+        let restored = StoredRow.row(stored, now: 0)
+        #expect(restored.becameTask == 7)
+        #expect(restored.stateWord == "converted", "\(restored.stateWord)")
+    }
 }
+

@@ -184,6 +184,20 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(m.selectedID == 2, "the selection lands on a visible row")
     }
 
+    /// Found by a tester: under a filter that matched nothing, `x` removed the task the list no longer showed.
+    @Test func aFilterThatHidesTheSelectedRowLeavesNoHiddenRowSelected() {
+        var m = three()
+        m.select(1)
+        m.filter = "alpha"
+        #expect(m.selectedID == 2 && m.selected?.id == 2, "the first row the filter shows")
+        m.filter = "matches-nothing"
+        #expect(m.selected == nil && m.selectedID == nil, "nothing shown, nothing selected")
+        let removed = m.remove(1)
+        #expect(removed, "the model still removes by id when asked")
+        m.filter = ""
+        #expect(m.selectedID == 2, "cleared: the first row is selected again")
+    }
+
     @Test func sortOrders() {
         var m = three()
         m.sort = .name
