@@ -32,7 +32,8 @@ enum ConfigFile {
             throw CLIFailure(code: 2, message: "cannot read the config file \(Sanitized.text(path)): \(failure.reason)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw CLIFailure(code: 2, message: "\(Sanitized.text(path)): the config file is not UTF-8 text")
+            let line = TOMLSubset.firstLineNotUTF8([UInt8](bytes)) ?? 1
+            throw CLIFailure(code: 2, message: "\(Sanitized.text(path)):\(line): the config file is not UTF-8 text")
         }
         do throws(TOMLError) {
             var config = try SluiceConfig.parse(text, file: path)

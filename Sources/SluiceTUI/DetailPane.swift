@@ -61,7 +61,7 @@ enum DetailPane {
         if let last = row.metrics?.transactions.last { pair([("timing", MetricsText.timing(last))]) }
         if let path = row.savedPath { pair([("saved", path)]) }
         if let limit = row.rateLimit { pair([("limit", ByteCountText.rate(Double(limit)))]) }
-        if !row.segments.isEmpty {
+        if !row.segments.isEmpty && !row.isFinished {  // last sampled while it ran: stale once it has ended
             let active = row.segments.filter(\.isActive).count
             let label = " segments "
             let count = "  \(active) of \(row.segments.count) connected"

@@ -80,9 +80,12 @@ public enum Renderer {
             let room = max(2, width - TextWidth.of(shownLabel) - 1)
             return StyledLine([Span(shownLabel, .prompt), Span(TextWidth.keepingEnd(Sanitized.text(text), to: room) + "▏", .prompt)])
         case .confirmQuit:
+            // Only suspended or queued tasks left: nothing is running, and a suspended download stays so next time.
+            let running = model.counts.active > 0
+            let lead = running ? "Transfers are still running." : "Tasks are suspended or waiting their turn."
             return StyledLine(ui.quitKeepsDownloads
-                ? "Transfers are still running. Quit? Downloads resume next time, data tasks are cancelled. (y/n)"
-                : "Transfers are still running. Quit and cancel them? (y/n)", .prompt)
+                ? lead + (running ? " Quit? Downloads resume next time" : " Quit? Downloads are kept for next time") + ", data tasks are cancelled. (y/n)"
+                : lead + " Quit and cancel them? (y/n)", .prompt)
         case .confirmPurge(let id, let path):
             let what = path.map { "delete " + Sanitized.text($0) } ?? "delete what it left (no saved file)"
             return StyledLine("Remove #\(id) and \(what)? (y/n)", .prompt)

@@ -165,7 +165,8 @@ enum TaskList {
         case .state: return row.stateWord
         case .name, .host, .bar: return ""
         case .percent:
-            guard row.becameTask == nil, row.retry == nil else { return "" }  // its bytes went on elsewhere, or are an error page
+            // Its bytes went on elsewhere, or are an error page (not the file's progress).
+            guard row.becameTask == nil, row.retry == nil, row.httpFailure == nil else { return "" }
             return row.fraction.map { "\(Int($0 * 100))%" } ?? ""
         case .bytes: return ByteCountText.format(row.bytes)
         case .rate:

@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SluiceViewModel
 
 public enum ThemeLoader {
     /// `nameOrPath`: a name looked up as NAME.toml in the theme directories, or a path to a file.
@@ -21,7 +22,7 @@ public enum ThemeLoader {
         for path in candidates {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             guard let text = String(validating: data, as: UTF8.self) else {
-                throw ThemeError(file: path, line: 1, message: "the file is not UTF-8 text")
+                throw ThemeError(file: path, line: TOMLSubset.firstLineNotUTF8([UInt8](data)) ?? 1, message: "the file is not UTF-8 text")
             }
             let name = isPath ? String(path.split(separator: "/").last ?? "") : nameOrPath
             return try ThemeParser.parse(text, name: name, file: path)

@@ -91,7 +91,7 @@ extension TransferApp {
                                                    companions: companions, createdAt: StoreKeeper.wallClock()))
         inbox.post(.added(id: managed.row, url: url.absoluteString, kind: .download, requestHeaders: headers,
                           at: DispatchTime.now().uptimeNanoseconds))
-        inbox.post(.note(id: managed.row, "saving to \(companions.target)"))
+        inbox.post(.note(id: managed.row, Model.savingTo + companions.target))
         if delegate.track(managed, asks: false) { task.resume() }
         return .success(managed.row)
     }

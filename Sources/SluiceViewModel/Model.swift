@@ -33,6 +33,9 @@ public struct Model: Equatable, Sendable {
     }
     /// The whole session's receive limit, for the title line.
     public private(set) var sessionRateLimit: Int64?
+    /// How a download's note says where it is being saved (the app's at its add, the model's when renamed); the note
+    /// goes once the file is saved.
+    public static let savingTo = "saving to "
     /// Rows keep at most this many timeline lines (progress calls fold, so this is a lot of history).
     public static let timelineLimit = 300
 
@@ -143,7 +146,11 @@ public struct Model: Equatable, Sendable {
             now = max(now, row.added)
             insert(row)
         case .saved(let id, let path):
-            update(id) { $0.savedPath = path }
+            update(id) { row in
+                row.savedPath = path
+                // Where it was going is where it went, or not (a name the server gave): the detail says "saved".
+                if row.note?.hasPrefix(Self.savingTo) == true { row.note = nil }
+            }
         case .note(let id, let text):
             update(id) { $0.note = text }
         case .segments(let id, let segments):
@@ -179,7 +186,7 @@ public struct Model: Equatable, Sendable {
         case .renamed(let id, let target, let at):
             now = max(now, at)
             update(id) { row in
-                let text = "saving to " + Sanitized.text(target)
+                let text = Self.savingTo + Sanitized.text(target)
                 row.timeline.append(TimelineEntry(name: "renamed", detail: text + ": another program took the name", time: at))
                 if row.timeline.count > Model.timelineLimit { row.timeline.removeFirst() }
                 row.note = text
