@@ -10,8 +10,10 @@ import Glibc
 import SluiceEngine
 
 enum ErrorText {
-    /// "cannot connect to 127.0.0.1:9: Couldn't connect to server"; a refused certificate says why in words.
-    static func describe(_ error: TransferError, url: URL) -> String {
+    /// "cannot connect to 127.0.0.1:9: Couldn't connect to server"; a refused certificate says why in words. The
+    /// place is the URL that failed (`failingURL`: a redirect's target), else `requested`.
+    static func describe(_ error: TransferError, url requested: URL) -> String {
+        let url = error.failingURL ?? requested
         let place = url.host.map { h in url.port.map { "\(h):\($0)" } ?? h } ?? url.absoluteString
         let lead: String
         switch error.code {

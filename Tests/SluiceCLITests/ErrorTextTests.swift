@@ -21,4 +21,22 @@ import Testing
         #expect(ErrorText.describe(onDefaultPort, url: https).hasPrefix("cannot connect to example.org: Failed"))
         #expect(ErrorText.connectTarget("Couldn't connect to server") == nil, "another wording: the server, as before")
     }
+
+    /// Found by a tester: after a redirect to a port nobody listens on, the message named the first host, as a
+    /// proxy ("cannot connect to the proxy 127.0.0.1:1 (for 127.0.0.1:PORT)"). The place is the URL that failed.
+    @Test func aRedirectsTargetIsNamedAsTheServer() async throws {
+        let server = try CLIServers.shared()
+        let start = server.url("/redirect/1?to=http://127.0.0.1:1/x")
+        let session = Session(configuration: .default, delegate: nil)
+        defer { session.invalidateAndCancel() }
+        do {
+            _ = try await session.data(from: start)
+            Issue.record("nothing listens on port 1")
+        } catch {
+            let text = ErrorText.describe(error, url: start)
+            #expect(text.hasPrefix("cannot connect to 127.0.0.1:1: "), "\(text)")
+            #expect(!text.contains("proxy"))
+        }
+    }
 }
+
