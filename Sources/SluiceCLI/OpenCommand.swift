@@ -105,6 +105,8 @@ struct OpenCommand: ParsableCommand {
         let records = interactive ? stored : stored.filter { !$0.state.isFinished }
         if texts.isEmpty && records.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
+        let elsewhere = texts.isEmpty ? [] : Self.unfinished(records, outside: directory)
+        let restored = elsewhere.isEmpty ? records : records.filter { !elsewhere.contains($0.id) }
         let app = TransferApp(outputDirectory: directory, concurrency: jobs, perHost: perHost ?? .max,
                               hostLimit: { [config] host in perHostTyped ? nil : config.connections(forHost: host) },
                               configuration: configuration, request: { prepared.request(for: $0) }, store: store,
@@ -112,7 +114,7 @@ struct OpenCommand: ParsableCommand {
         // What earlier runs saved here, read before the restore resumes anything (a resumed download that ends
         // meanwhile is this run's, not an earlier one's).
         let savedEarlier = SavedEarlier(download ? stored : [], in: directory)
-        app.restore(records)
+        app.restore(restored)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
         // would merge a repeat only while the first runs, and save a second copy once it had ended. And one an
         // earlier run saved here (the file still in place) is not fetched again: the same command run again after
@@ -141,14 +143,28 @@ struct OpenCommand: ParsableCommand {
                 }
             }
         }
-        let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved, heldElsewhere: app.heldElsewhereAtRestore)
+        let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved, heldElsewhere: app.heldElsewhereAtRestore,
+                                 otherDirectories: elsewhere.count)
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
                           taskCommand: config.taskCommand.value, notice: notice)
     }
 
+    /// The unfinished downloads of `records` saved outside `directory`. A command given URLs leaves them as they are
+    /// in the store, for `sluice` alone (or a run in their directory) to resume: they are not its work, and a
+    /// script's `sluice -d --exit-when-done URL` waited for them and saved them elsewhere (found by a tester).
+    static func unfinished(_ records: [StoredTask], outside directory: String) -> Set<Int64> {
+        Set(records.lazy.filter { record in
+            !record.state.isFinished && record.destination.map { DownloadCompanions(target: $0).directory != directory } ?? false
+        }.map(\.id))
+    }
+
     /// What the status line (or standard error) says of the URLs not fetched: repeats, and files already saved.
-    static func notice(repeats: Int, alreadySaved: Int, heldElsewhere: Int = 0) -> String? {
+    static func notice(repeats: Int, alreadySaved: Int, heldElsewhere: Int = 0, otherDirectories: Int = 0) -> String? {
         var parts: [String] = []
+        if otherDirectories > 0 {
+            parts.append("\(otherDirectories) unfinished download\(otherDirectories == 1 ? "" : "s") of an earlier run in other directories left as "
+                         + (otherDirectories == 1 ? "it is" : "they are") + ": sluice alone resumes them")
+        }
         if heldElsewhere > 0 {
             parts.append("\(heldElsewhere) download\(heldElsewhere == 1 ? " is" : "s are") being fetched by another sluice (the daemon, or another UI on this store): left to it")
         }

@@ -34,6 +34,19 @@ import Testing
         }
     }
 
+    /// `sluice -d URL` in one directory left alone what an earlier run left unfinished in another; the same
+    /// directory's unfinished downloads are resumed as before (the same command run again), and so is everything
+    /// when no URL is given (`OpenCommand.unfinished` is only asked then).
+    @Test func aCommandGivenURLsLeavesUnfinishedDownloadsOfOtherDirectoriesAlone() {
+        var records = [record("http://h/a", "/here/a", .running), record("http://h/b", "/there/b", .suspended),
+                       record("http://h/c", "/there/c", .completed, outcome: "saved"), record("http://h/d", "/there/sub/d", .queued)]
+        for i in records.indices { records[i].id = Int64(i + 1) }
+        #expect(OpenCommand.unfinished(records, outside: "/here") == [2, 4])
+        #expect(OpenCommand.unfinished(records, outside: "/there") == [1, 4])
+        #expect(OpenCommand.notice(repeats: 0, alreadySaved: 0, otherDirectories: 2)
+                == "2 unfinished downloads of an earlier run in other directories left as they are: sluice alone resumes them")
+    }
+
     /// A `--fresh` run killed partway left a newer, unfinished download of a URL an older run had saved: the
     /// restore continues it, so the URL is not counted as saved.
     @Test func aURLWhoseNewerDownloadIsUnderWayIsNotSkipped() throws {
