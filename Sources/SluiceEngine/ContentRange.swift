@@ -1,13 +1,13 @@
 // Parses `Content-Range: bytes FIRST-LAST/TOTAL` (RFC 9110 section 14.4), which tells a resumed download where
 // the server's bytes start.
 
-struct ContentRange: Equatable {
-    let first: Int64
-    let last: Int64
+public struct ContentRange: Equatable, Sendable {
+    public let first: Int64
+    public let last: Int64
     /// Nil when the server wrote `*` (length unknown).
-    let total: Int64?
+    public let total: Int64?
 
-    static func parse(_ value: String) -> ContentRange? {
+    public static func parse(_ value: String) -> ContentRange? {
         let trimmed = value.trimmedSpaces()
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = trimmed.dropFirst(6).trimmedSpaces()

@@ -269,8 +269,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             return TransferError(.badServerResponse, "the server answered \(status) to the request to resume at byte \(startOffset)",
                                  failingURL: response.url)
         }
-        if response.statusCode == 206 {
-            guard let range = response.headers["Content-Range"].flatMap(ContentRange.parse), range.first == startOffset else {
+        // The whole file as a 206 (a server that sends all of it whatever range is asked, and says 206): the body
+        // starts again at 0, as for a 200. Refused as a mismatch, it failed every resume for good (found by a tester).
+        let range = response.statusCode == 206 ? response.headers["Content-Range"].flatMap(ContentRange.parse) : nil
+        let wholeAs206 = resumedSegments == nil && range.map { sent in sent.first == 0 && sent.total == sent.last + 1 } == true
+        if response.statusCode == 206 && !wholeAs206 {
+            guard let range, range.first == startOffset else {
                 return TransferError(.badServerResponse, "asked to resume at byte \(startOffset), the server sent "
                                      + "Content-Range \(response.headers["Content-Range"] ?? "(none)")",
                                      failingURL: response.url)

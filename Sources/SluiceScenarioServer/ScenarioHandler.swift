@@ -12,7 +12,7 @@ import NIOHTTP1
 
 /// Paths (query parameters in brackets, sizes in bytes, times in milliseconds):
 /// - `/bytes/N` pattern body with Content-Length, ETag, Last-Modified and Range support [chunked=1;
-///   ranges=0: Range ignored; drop=M: a request without Range loses its connection after M bytes;
+///   ranges=0: Range ignored; ranges=whole: a Range request gets the whole file, as a 206; drop=M: a request without Range loses its connection after M bytes;
 ///   stall=M: a request without Range gets M bytes, then silence; name=F: Content-Disposition filename F
 ///   (also on /drip)]
 /// - `/ranged/N` pattern body for split downloads [rate, slowfirst, droprange, changed, ranges: see SegmentScenarios]
@@ -257,7 +257,8 @@ final class ScenarioHandler: ChannelInboundHandler {
                 return startStream(context: context, offset: 0, count: min(stallAfter, total), ending: .hang, keepAlive: false)
             }
             startStream(context: context, offset: 0, count: total, ending: .end, keepAlive: head.isKeepAlive)
-        case .part(let lower, let upper):
+        case .part(var lower, var upper):
+            if Self.split(head.uri).1["ranges"] == "whole" { (lower, upper) = (0, total - 1) }  // a 206 that lies
             headers.add(name: "Content-Range", value: "bytes \(lower)-\(upper)/\(total)")
             headers.add(name: "Content-Length", value: String(upper - lower + 1))
             writeHead(context, .partialContent, headers)

@@ -19,8 +19,10 @@ public enum RefreshCheck {
         public let size: Int64?
         public let etag: String?
         public let lastModified: String?
-        public init(status: Int, size: Int64?, etag: String?, lastModified: String?) {
-            (self.status, self.size, self.etag, self.lastModified) = (status, size, etag, lastModified)
+        /// The bytes a 206 said it sent (its Content-Range), when it said.
+        public let sent: ClosedRange<Int64>?
+        public init(status: Int, size: Int64?, etag: String?, lastModified: String?, sent: ClosedRange<Int64>? = nil) {
+            (self.status, self.size, self.etag, self.lastModified, self.sent) = (status, size, etag, lastModified, sent)
         }
     }
 

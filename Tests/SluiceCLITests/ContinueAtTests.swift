@@ -20,6 +20,11 @@ import Testing
         guard case .refuse = ContinueAt.decide(localSize: 10, server: .init(status: 404, size: 9, etag: nil, lastModified: nil)) else {
             Issue.record("404"); return
         }
+        let exact = RefreshCheck.New(status: 206, size: 5000, etag: nil, lastModified: nil, sent: 0...0)
+        #expect(ContinueAt.decide(localSize: 1000, server: exact) == .resume)
+        let wholeAs206 = RefreshCheck.New(status: 206, size: 5000, etag: nil, lastModified: nil, sent: 0...4999)
+        #expect(ContinueAt.decide(localSize: 1000, server: wholeAs206)
+                == .refuse("the server does not send the part asked for (asked for byte 0, it sent bytes 0-4999)"))
     }
 
     @Test func anotherProgramsHalfIsContinuedToTheWholeFile() async throws {
@@ -58,4 +63,27 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir.path + "/norange.bin") == half)
         #expect(dir.entries == ["long.bin", "norange.bin", "whole.bin"])
     }
+
+    /// Found by a tester: a server that answers every range with the whole file as a 206. `-C -` on a user's file
+    /// renamed it FILE.sluice-part and failed, and every run after failed the same way. Now `-C -` leaves the file as
+    /// it was, and sluice's own partial file starts again at byte 0, as for a 200.
+    @Test func aServerThatSendsTheWholeFileAsA206() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let half = Data(ScenarioPattern.bytes(offset: 0, count: 1000))
+        try half.write(to: URL(fileURLWithPath: dir.path + "/user.bin"))
+        let refused = await runGet(["-s", "-C", "-", "-o", dir.path + "/user.bin", server.url("/bytes/5000?ranges=whole").absoluteString])
+        #expect(refused?.code == 1 && refused?.message.contains("does not send the part asked for") == true, "\(String(describing: refused))")
+        #expect(FileManager.default.contents(atPath: dir.path + "/user.bin") == half)
+
+        // drop=1000: the first request (no Range) loses its connection after 1,000 bytes; its partial file is kept.
+        let url = server.url("/bytes/5000?ranges=whole&drop=1000&t=\(UInt32.random(in: 0...UInt32.max))").absoluteString
+        let dropped = await runGet(["-s", "--retry", "0", "-o", dir.path + "/own.bin", url])
+        #expect(dropped != nil && FileManager.default.fileExists(atPath: dir.path + "/own.bin.sluice-part"))
+        #expect(await runGet(["-s", "--retry", "0", "-o", dir.path + "/own.bin", url]) == nil)
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/own.bin"), count: 5000))
+        #expect(dir.entries == ["own.bin", "user.bin"], "\(dir.entries)")
+    }
 }
+
