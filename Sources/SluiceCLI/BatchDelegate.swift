@@ -18,6 +18,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private let prepared: PreparedRequest
     private let concurrency: Int
     private let outputDirectory: String?
+    /// The downloads' partial files and checkpoints, with --output-dir.
+    private let partials: BatchPartials?
     private let sink = FileDescriptorSink.standardOutput(named: false)  // several URLs: no -o - names it
     private let finished = DispatchSemaphore(value: 0)
     private weak var session: Session?
@@ -56,6 +58,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         self.prepared = prepared
         self.concurrency = max(1, concurrency)
         self.outputDirectory = outputDirectory
+        partials = outputDirectory.map { BatchPartials(directory: $0, count: targets.count) }
         done = Array(repeating: false, count: targets.count)
         urls = Array(repeating: nil, count: targets.count)
         if prepared.entersCredentials {
@@ -96,10 +99,14 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             return finishPosition(position, failure: "not a URL sluice can fetch")
         }
         var task: SessionTask?
-        if let resumeData { task = try? session.downloadTask(withResumeData: resumeData) }
+        if let resumeData, let resumed = try? session.downloadTask(withResumeData: resumeData) {
+            partials?.resumed(resumed)
+            task = resumed
+        }
         if task == nil {
             let request = prepared.request(for: url)
-            task = outputDirectory == nil ? session.dataTask(with: request) : session.downloadTask(with: request)
+            task = outputDirectory == nil ? session.dataTask(with: request)
+                : partials?.task(for: position, url: url, request: request, in: session) ?? session.downloadTask(with: request)
         }
         guard let task else { return }
         if retry { task.priority = SessionTask.highPriority }  // read when it waits for a place
@@ -107,8 +114,13 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         task.resume()
     }
 
-    /// Ctrl-C or SIGTERM: URLs waiting to be retried end now, as failures.
+    /// How many partial files (with their checkpoints) are left for the same command again.
+    var keptPartials: Int { partials?.kept ?? 0 }
+
+    /// Ctrl-C or SIGTERM: the downloads keep their partial files (before the session cancels what is left, hence
+    /// waited for: the delegate queue writes no standard output then), and URLs waiting to be retried end now.
     func stop() {
+        if let partials, let session { session.delegateQueue.sync { partials.stopKeepingPartials() } }
         session?.delegateQueue.async { [self] in
             for position in retries.stop() { finishPosition(position, failure: "interrupted", writesOut: false) }
         }
@@ -160,6 +172,16 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     // MARK: Files in the output directory
 
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        if let partials, let position = indexOf[downloadTask.taskIdentifier] { partials.wrote(downloadTask, at: position) }
+    }
+
+    func urlSession(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {
+        guard fileOffset > 0, let position = indexOf[downloadTask.taskIdentifier] else { return }
+        StandardStreams.error("sluice: resuming \(Sanitized.text(targets.texts[position])) at \(ByteCountText.format(fileOffset))\n")
+    }
+
     func urlSession(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
         guard let directory = outputDirectory else { return }
         if let status = downloadTask.response?.statusCode, status >= 400 { return }  // no error page saved as the file
@@ -169,6 +191,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         case .success(let placed):
             nextNameAttempt[key] = placed.attempt + 1
             if writeOut != nil { saved[downloadTask.taskIdentifier] = placed.path }
+            if let position = indexOf[downloadTask.taskIdentifier] { partials?.saved(position) }
         case .failure(let problem): failures.append(Sanitized.text(problem.message))
         }
     }
@@ -177,6 +200,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         guard let position = indexOf.removeValue(forKey: task.taskIdentifier) else { return }
+        partials?.ended(task, at: position, error: error)
         let bodyHidden = retries.withholds(task.taskIdentifier)  // -f's error page (or a retried one): no head either
         let networkProtocol = printsHead ? protocols.removeValue(forKey: task.taskIdentifier) : nil
         guard let url = urls[position] else { return }  // set when the attempt started
@@ -189,6 +213,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             }
             return
         case .finished(let giveUp):
+            partials?.finished(position)
             if printsHead, error == nil, !bodyHidden, let response = task.response {
                 emit(Data(ResponseHead.text(of: response, networkProtocol: networkProtocol).utf8), at: position)
             }

@@ -484,7 +484,10 @@ struct GetCommand: ParsableCommand {
             session.invalidateAndCancel()
         }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()
-        if let signal = interrupted { throw CLIFailure(code: 128 + signal, message: "interrupted") }
+        if let signal = interrupted {
+            let kept = delegate.keptPartials
+            throw CLIFailure(code: 128 + signal, message: "interrupted" + (kept == 0 ? "" : "; \(kept) partial file\(kept == 1 ? " is" : "s are") kept beside \(kept == 1 ? "its target" : "their targets"): run the same command again to resume"))
+        }
         if let failure = delegate.outputFailure {
             throw CLIFailure(code: 1, message: FileDescriptorSink.failureMessage(failure, writing: "the bodies to standard output"))
         }
