@@ -27,6 +27,9 @@ final class BatchPartials {
     private var lastCheckpoint: [Int: UInt64] = [:]
     /// The downloads running or waiting, by task: a Ctrl-C stops them keeping their partial files.
     private var live: [Int: DownloadTask] = [:]
+    /// The positions whose checkpoint file may be there (written, or found): only theirs are removed (two unlinks
+    /// of names never made cost a small file four system calls).
+    private var checkpointed: Set<Int> = []
     /// The positions whose last attempt left a partial file, with its checkpoint.
     private var keptAt: Set<Int> = []
     /// How many partial files are left for the same command again.
@@ -53,6 +56,7 @@ final class BatchPartials {
         nextAttempt[key] = claim.attempt + 1
         held.insert(claim.companions.target)
         companions[position] = claim.companions
+        if claim.resumeData != nil { checkpointed.insert(position) }
         let task = claim.resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }
             ?? session.downloadTask(with: request, partialFile: claim.companions.partialPath, exclusive: claim.isFree)
         return track(task, position)
@@ -77,12 +81,13 @@ final class BatchPartials {
         if last == 0 { lastCheckpoint[task.taskIdentifier] = now }
         guard last != 0, now &- last >= Self.checkpointInterval else { return }
         lastCheckpoint[task.taskIdentifier] = now
+        checkpointed.insert(position)
         task.checkpoint { data in if let data { placed.saveResume(data) } }
     }
 
     /// The file is in place: its checkpoint goes (the engine removes the partial name once this returns).
     func saved(_ position: Int) {
-        companions[position]?.removeResume()
+        if checkpointed.remove(position) != nil { companions[position]?.removeResume() }
         keptAt.remove(position)
     }
 
@@ -92,9 +97,10 @@ final class BatchPartials {
         lastCheckpoint[task.taskIdentifier] = nil
         guard let placed = companions[position] else { return }
         if let data = error?.resumeData, placed.saveResume(data) {
+            checkpointed.insert(position)
             keptAt.insert(position)
         } else {
-            placed.removeResume()
+            if checkpointed.remove(position) != nil { placed.removeResume() }
             keptAt.remove(position)
         }
     }
