@@ -73,11 +73,11 @@ enum ContinueAt {
         // The checkpoint first: a crash between the two steps below leaves FILE, or its bytes under the partial name
         // with the checkpoint that continues them.
         guard file.saveResume(resume.encoded()) else {
-            throw CLIFailure(code: 1, message: "-C -: cannot write \(file.name).sluice-resume beside it")
+            throw CLIFailure(code: 1, message: "-C -: cannot write \(file.resumeShown) beside it")
         }
         // A hard link, not a rename: it never replaces a partial file that is there already.
         guard link(file.path, file.partialPath) == 0 else {
-            let reason = errno == EEXIST ? "\(file.name).sluice-part is in the way" : String(cString: strerror(errno))
+            let reason = errno == EEXIST ? "\(file.partialShown) is in the way" : String(cString: strerror(errno))
             file.removeResume()
             throw CLIFailure(code: 1, message: "-C -: cannot continue \(file.name): \(reason); it is left as it was")
         }

@@ -325,7 +325,7 @@ struct GetCommand: ParsableCommand {
         let target = request.url
         // Another sluice writing the same -o: its partial file, checkpoint and result are its own, even with --force.
         if PartialFileLock.isHeldElsewhere(file.partialPath, patience: 200) {
-            throw CLIFailure(code: 1, message: "\(file.name).sluice-part is being written by another download; wait for it to end, or choose another -o")
+            throw CLIFailure(code: 1, message: "\(file.partialShown) is being written by another download; wait for it to end, or choose another -o")
         }
         if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, isPlainGet: isPlainGet,
                                                                        configuration: configuration) {
@@ -343,7 +343,7 @@ struct GetCommand: ParsableCommand {
         case .sameURL where !isPlainGet, .otherURL where !isPlainGet:
             // Resume data holds the URL only, so a resumed request would go without its -H, -X, -d, -u, --netrc or
             // -b; refused before any probe, the checkpoint as it was.
-            throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.name).sluice-resume to start over")
+            throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.resumeShown) to start over")
         case .sameURL(let data): resumeData = data
         case .otherURL(let old): resumeData = try Self.continuation(of: old, from: request, file: file, configuration: configuration)
         }
@@ -439,8 +439,8 @@ struct GetCommand: ParsableCommand {
     /// the partial file stays as it is.
     static func continuation(of old: ResumeData, from request: Request, file: OutputFile,
                              configuration: SessionConfiguration) throws(CLIFailure) -> Data {
-        let kept = "\(file.name).sluice-part holds \(old.bytesOnDisk) bytes of \(Sanitized.text(old.url))"
-        let advice = "remove \(file.name).sluice-part and \(file.name).sluice-resume to start over, or choose another -o"
+        let kept = "\(file.partialShown) holds \(old.bytesOnDisk) bytes of \(Sanitized.text(old.url))"
+        let advice = "remove \(file.partialShown) and \(file.resumeShown) to start over, or choose another -o"
         let new: RefreshCheck.New
         switch URLProbe.answer(request, configuration: configuration) {
         case .success(let answer): new = answer

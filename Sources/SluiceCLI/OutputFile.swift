@@ -23,6 +23,13 @@ struct OutputFile {
     var companions: DownloadCompanions { DownloadCompanions(target: directory + "/" + (path.split(separator: "/").last.map(String.init) ?? path)) }
     var resumePath: String { companions.resumePath }
     var partialPath: String { companions.partialPath }
+    /// FILE.sluice-part and FILE.sluice-resume as messages name them (a long FILE's shortened companions in full).
+    var partialShown: String { shown(companions.partialPath, ".sluice-part") }
+    var resumeShown: String { shown(companions.resumePath, ".sluice-resume") }
+
+    private func shown(_ path: String, _ suffix: String) -> String {
+        path == companions.target + suffix ? name + suffix : Sanitized.text(path)
+    }
 
     /// Fails unless the directory exists and the name is usable.
     init(_ path: String, shownAs shown: String? = nil) throws(CLIFailure) {

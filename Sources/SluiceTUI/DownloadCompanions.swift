@@ -15,8 +15,29 @@ import SluiceViewModel
 public struct DownloadCompanions: Sendable, Equatable {
     /// Where the finished file goes (absolute).
     public let target: String
-    public var partialPath: String { target + ".sluice-part" }
-    public var resumePath: String { target + ".sluice-resume" }
+    public var partialPath: String { stem + ".sluice-part" }
+    public var resumePath: String { stem + ".sluice-resume" }
+    /// The partial file's name in its directory.
+    public var partialName: String { String(partialPath[partialPath.index(after: partialPath.lastIndex(of: "/") ?? partialPath.startIndex)...]) }
+
+    /// The longest companion suffix: the checkpoint's temporary name (see `saveResume`).
+    private static let longestSuffix = ".sluice-resume.new".utf8.count
+    /// What the companions' names start with: the target, or for a name too long to take their suffixes within a
+    /// file name's 255 bytes, its first bytes and a hash of it all. A 250-byte `-o` name failed with "File name too
+    /// long" though the file itself could have it, as curl gives it (found by a tester).
+    private var stem: String {
+        let slash = target.utf8.lastIndex(of: UInt8(ascii: "/")).map { target.utf8.index(after: $0) } ?? target.utf8.startIndex
+        let name = target.utf8[slash...]
+        guard name.count + Self.longestSuffix > 255 else { return target }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in name { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        let tag = "~" + String(repeating: "0", count: 16 - digits.count) + digits
+        // The first bytes, cut where a character starts (a UTF-8 continuation byte is 10xxxxxx).
+        var end = name.index(name.startIndex, offsetBy: 255 - Self.longestSuffix - tag.utf8.count)
+        while end > name.startIndex, name[end] & 0xC0 == 0x80 { end = name.index(before: end) }
+        return String(decoding: target.utf8[..<end], as: UTF8.self) + tag
+    }
 
     public init(target: String) { self.target = target }
 
@@ -57,7 +78,7 @@ public struct DownloadCompanions: Sendable, Equatable {
             let candidate = SafeFileName.candidate(name, attempt: attempt)
             let companions = DownloadCompanions(target: directory + "/" + candidate)
             guard !isHeld(companions.target) else { continue }
-            if let listed, !listed.contains(candidate), !listed.contains(candidate + ".sluice-part") {
+            if let listed, !listed.contains(candidate), !listed.contains(companions.partialName) {
                 return .success(Claim(companions: companions, resumeData: nil, attempt: attempt, isFree: true))
             }
             guard lstat(companions.target, &info) != 0 else { continue }

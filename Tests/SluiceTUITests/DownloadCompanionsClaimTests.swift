@@ -102,4 +102,26 @@ struct DownloadCompanionsClaimTests {
         #expect(asked.companions.name == "file.3", "the disk, asked, knows file.2")
         #expect(DirectoryNames(of: dir + "/missing") == nil)
     }
+
+    /// A name of 250 bytes is a file name the disk takes; NAME.sluice-part is not ("File name too long"). The
+    /// companions of such a name are shortened and end in a hash of it all, so each long name has its own.
+    @Test func companionsOfALongNameStayWithinAFileNamesLength() throws {
+        let short = DownloadCompanions(target: "/d/file.bin")
+        #expect(short.partialPath == "/d/file.bin.sluice-part" && short.resumePath == "/d/file.bin.sluice-resume")
+        let long = DownloadCompanions(target: "/d/" + String(repeating: "é", count: 125))  // 250 bytes
+        let other = DownloadCompanions(target: "/d/" + String(repeating: "é", count: 124) + "e")
+        for path in [long.partialPath, long.resumePath + ".new", other.partialPath] {
+            let name = path.split(separator: "/").last.map(String.init) ?? ""
+            #expect(name.utf8.count <= 255, "\(name.utf8.count)")
+        }
+        #expect(long.partialPath.hasPrefix("/d/éé") && long.partialPath.hasSuffix(".sluice-part"))
+        #expect(long.partialPath != other.partialPath, "two long names, two partial files")
+        #expect(long.partialName == long.partialPath.split(separator: "/").last.map(String.init))
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let onDisk = DownloadCompanions(target: dir + "/" + String(repeating: "e", count: 250))
+        #expect(FileManager.default.createFile(atPath: onDisk.partialPath, contents: Data("x".utf8)))
+        #expect(onDisk.saveResume(Data("{}".utf8)))
+    }
 }
+
