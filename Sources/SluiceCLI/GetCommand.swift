@@ -196,7 +196,7 @@ struct GetCommand: ParsableCommand {
         }
         defer { prepared.saveCookieJar() }
         var configuration = try prepared.configure(.default)
-        configuration.timeoutIntervalForRequest = timeout ?? SluiceConfig.inForce.timeout.value
+        configuration.timeoutIntervalForRequest = try RequestOptions.inactivityTimeout(timeout) ?? SluiceConfig.inForce.timeout.value
         if verbose { configuration.wireMonitor = VerboseLog.monitor() }
         if let maxTime {
             guard maxTime >= 0, maxTime.isFinite else { throw CLIFailure(code: 2, message: "-m needs a number of seconds (0: no limit)") }

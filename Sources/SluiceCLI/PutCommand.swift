@@ -48,7 +48,7 @@ struct PutCommand: ParsableCommand {
         let format = try WriteOut.option(writeOut)
         let prepared = try requestOptions.prepare(defaultMethod: "PUT", takesBody: false, shortData: shortData.values)
         var configuration = try prepared.configure(.default)
-        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForRequest = try RequestOptions.inactivityTimeout(timeout) ?? timeout
         if verbose { configuration.wireMonitor = VerboseLog.monitor() }
         let delegate = GetDelegate(disposition: .allow, sink: .standardOutput(named: false),
                                    progress: trace || verbose ? nil : ProgressLine.ifTerminal(), ofSending: true)

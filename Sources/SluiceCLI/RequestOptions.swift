@@ -435,3 +435,15 @@ enum HeaderSyntax {
         }
     }
 }
+
+extension RequestOptions {
+    /// `--timeout SECONDS`, checked as the config file's `timeout` is: a number of seconds more than 0. A NaN
+    /// crashed, and 0 or less silently meant "never" (found by a tester).
+    static func inactivityTimeout(_ seconds: Double?) throws(CLIFailure) -> Double? {
+        guard let seconds else { return nil }
+        guard seconds > 0, seconds.isFinite else {
+            throw CLIFailure(code: 2, message: "--timeout needs a number of seconds more than 0 (without a byte for that long, the transfer ends)")
+        }
+        return seconds
+    }
+}

@@ -148,7 +148,7 @@ final class RateGovernor {
         var present: [(Transfer, UnsafeMutableRawPointer, Int64?)] = []
         for t in transfers {
             guard let easy = t.easy else { continue }  // data: and file: URLs are read by the engine, not received
-            let cap = t.task.maximumBytesPerSecond
+            let cap = t.task.maximumBytesPerSecond.map { min($0, Self.ceiling) }
             if sessionLimit == nil, cap == nil, flows[ObjectIdentifier(t)] == nil { continue }  // never limited
             present.append((t, easy, cap))
         }
@@ -232,12 +232,17 @@ final class RateGovernor {
 
     /// The limit libcurl is given so that the bytes received meet `allotted` on average.
     static func corrected(_ allotted: Int64, debt: Double) -> Int64 {
+        let allotted = min(allotted, ceiling)
         let rate = Double(allotted) - debt / repayment
         return max(1, Int64(min(max(rate, Double(allotted) / 4), Double(allotted) * 2)))
     }
 
     private static func normalized(_ limit: Int64?) -> Int64? {
         guard let limit, limit > 0 else { return nil }
-        return limit
+        return min(limit, ceiling)
     }
+
+    /// The largest limit the arithmetic takes (1 PiB a second: no limit in practice). `--limit-rate` of 2^63 bytes
+    /// a second overflowed an Int64 conversion and crashed (found by a tester).
+    static let ceiling: Int64 = 1 << 50
 }

@@ -60,7 +60,8 @@ enum RateShare {
         }
         var result: [Int: Int64?] = [:]
         for entry in given {
-            result[entry.id] = max(1, Int64(entry.rate.rounded(.down)))  // 0 would mean "no limit" to libcurl
+            // 0 would mean "no limit" to libcurl; a rate past Int64 (a limit of 2^63 bytes a second) is no limit anyway.
+            result[entry.id] = max(1, Int64(exactly: entry.rate.rounded(.down)) ?? Int64.max)
         }
         return result
     }

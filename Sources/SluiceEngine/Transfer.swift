@@ -196,7 +196,8 @@ final class Transfer {
         setLong(CURLOPT_SSL_VERIFYHOST, configuration.tlsVerificationEnabled ? 2 : 0)
         if let caFile = configuration.caFile { setString(CURLOPT_CAINFO, caFile) }
         let connectTimeout = configuration.timeoutIntervalForConnect ?? request.timeoutInterval ?? configuration.timeoutIntervalForRequest
-        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(min(connectTimeout, 1e9) * 1000))
+        // Not a positive number (a library caller's NaN, say): libcurl's own default, 0, rather than a crash.
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout.isFinite && connectTimeout > 0 ? Int(min(connectTimeout, 1e9) * 1000) : 0)
         setLong(CURLOPT_STREAM_WEIGHT, max(1, Int(task.priority * 255) + 1))
         switch configuration.httpVersion {
         case .automatic: setLong(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)

@@ -44,6 +44,17 @@ struct GetRequestFlags: ParsableArguments {
     }
 
     /// curl's -A and -e reach the server; an -H of the same name wins, and "Name:" removes it.
+    /// Found by a tester: `--timeout nan` crashed, and `--timeout -5` or 0 silently meant "never".
+    @Test func theInactivityTimeoutIsANumberOfSecondsMoreThanZero() async throws {
+        #expect(try RequestOptions.inactivityTimeout(nil) == nil)
+        #expect(try RequestOptions.inactivityTimeout(2.5) == 2.5)
+        for bad in [Double.nan, -5, 0, .infinity] {
+            #expect(throws: CLIFailure.self) { try RequestOptions.inactivityTimeout(bad) }
+        }
+        let refused = await runGet(["--timeout", "nan", "http://127.0.0.1:9/"])
+        #expect(refused?.code == 2 && refused?.message.hasPrefix("--timeout needs a number of seconds") == true, "\(String(describing: refused))")
+    }
+
     @Test func userAgentAndRefererAreSentAndHeadersWin() async throws {
         let server = try CLIServers.shared()
         let (headers, _) = try await send(try prepared(["-A", "sluice-test/1", "-e", "https://from.example/page;auto",

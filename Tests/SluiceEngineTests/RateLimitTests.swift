@@ -14,6 +14,14 @@ import Testing
         #expect(shares == [1: 1_000_000, 2: 1_000_000, 3: 1_000_000, 4: 1_000_000])
     }
 
+    /// Found by a tester: `--limit-rate 9223372036854775807` crashed converting the share back to Int64.
+    @Test func aLimitPastWhatTheArithmeticTakesIsNoCrash() {
+        let shares = RateShare.allot(total: .max, flows: [flow(1), flow(2, cap: .max)])
+        #expect(shares.count == 2 && shares.values.allSatisfy { ($0 ?? 0) > 0 })
+        #expect(RateGovernor.corrected(.max, debt: 0) == RateGovernor.ceiling)
+        #expect(RateGovernor.corrected(.max, debt: -1e30) > 0)
+    }
+
     @Test func aTaskLimitBelowItsPartLeavesTheRestToTheOthers() {
         let shares = RateShare.allot(total: 3_000_000, flows: [flow(1, cap: 600_000), flow(2), flow(3)])
         #expect(shares == [1: 600_000, 2: 1_200_000, 3: 1_200_000])
