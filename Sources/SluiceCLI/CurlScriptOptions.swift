@@ -24,7 +24,7 @@ struct CurlScriptOptions: ParsableArguments {
     @Flag(name: .customLong("no-progress-meter"), help: "No progress line; errors and warnings still go to stderr.")
     var noProgressMeter = false
 
-    @Flag(name: .customLong("fail-with-body"), help: "Write the body of a response of 400 or more, and exit 22 (what sluice does without -f).")
+    @Flag(name: .customLong("fail-with-body"), help: "Write the body of a response of 400 or more to standard output, and exit 22 (what sluice does without -f; a file of -o never gets an error page).")
     var failWithBody = false
 
     /// Every flag as ArgumentParser leaves it when none is given (the fast parse's, which reads none of them).

@@ -77,7 +77,7 @@ struct GetCommand: ParsableCommand {
     @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, still print errors (not warnings).")
     var showError = false
 
-    @Flag(name: [.customShort("f"), .customLong("fail")], help: "Write nothing of a response of 400 or more (sluice exits 22 on one with or without -f; without, its body is written, as curl does).")
+    @Flag(name: [.customShort("f"), .customLong("fail")], help: "Write nothing of a response of 400 or more (sluice exits 22 on one with or without -f; without, its body goes to standard output, as curl's does; a file of -o, -O or --output-dir never gets an error page, as wget's does not).")
     var fail = false
 
     @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Save under the server's name in the current directory (--output-dir .): the Content-Disposition name when given, never over an existing file.")
