@@ -22,6 +22,9 @@ public struct RetryPolicy: Sendable, Equatable {
     public var jitter: Double = 0.5
     /// Seconds since the first attempt after which no retry starts (curl's `--retry-max-time`); nil: no limit.
     public var maximumTime: Double?
+    /// Without `maximumTime`, the longest Retry-After waited for: a server asking for more (a tester's said 27 h)
+    /// is given up on rather than waited for by a command nobody watches.
+    public var maximumRetryAfter: Double = 3600
     /// Statuses worth asking again: the server says it is busy, overloaded or timed out, not that the request is wrong.
     public var retriedStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
     /// Failures of the connection rather than of the request. A refused connection is not among them, as in curl
@@ -53,6 +56,8 @@ public struct RetryPolicy: Sendable, Equatable {
         case exhausted(retries: Int)
         /// The next attempt would start after `maximumTime`.
         case outOfTime(seconds: Double)
+        /// The server's Retry-After asks for a longer wait than `maximumRetryAfter`.
+        case waitTooLong(asked: Double, limit: Double)
 
         public var description: String {
             switch self {
@@ -60,6 +65,8 @@ public struct RetryPolicy: Sendable, Equatable {
             case .nonIdempotent(let method): "a \(method) request is not retried (it may not be safe to send twice)"
             case .exhausted(let retries): retries == 1 ? "gave up after 1 retry" : "gave up after \(retries) retries"
             case .outOfTime(let seconds): "gave up: no retry starts after \(Self.seconds(seconds)) s"
+            case .waitTooLong(let asked, let limit):
+                "gave up: the server asks to wait \(Self.seconds(asked)) s, more than \(Self.seconds(limit)) s (--retry-max-time allows longer)"
             }
         }
 
@@ -90,6 +97,9 @@ public struct RetryPolicy: Sendable, Equatable {
         guard retriesMade < maximumRetries else { return .giveUp(.exhausted(retries: retriesMade), reason: reason) }
         let delay: Double
         if case .status(_, let field?) = failure, let asked = Self.retryAfter(field, now: now) {
+            if maximumTime == nil, asked > maximumRetryAfter {
+                return .giveUp(.waitTooLong(asked: asked, limit: maximumRetryAfter), reason: reason)
+            }
             delay = asked  // the server knows when it will be ready; no jitter on top of its word
         } else {
             let base = min(maximumDelay, initialDelay * pow(multiplier, Double(retriesMade)))

@@ -69,6 +69,20 @@ import Testing
         #expect(decision == .retry(after: 7, attempt: 2, of: 3, reason: "the server answered 503"))
     }
 
+    /// Found by a tester: "retrying in 27 h 47 min (1/5)" for a Retry-After of 100000, by a command nobody watches.
+    @Test func aRetryAfterLongerThanAnHourGivesUpUnlessARetryTimeAllowsIt() {
+        #expect(decide(RetryPolicy(maximumRetries: 3), .status(503, retryAfter: "3600"))
+                == .retry(after: 3600, attempt: 1, of: 3, reason: "the server answered 503"))
+        let refused = decide(RetryPolicy(maximumRetries: 3), .status(503, retryAfter: "100000"))
+        #expect(refused == .giveUp(.waitTooLong(asked: 100_000, limit: 3600), reason: "the server answered 503"))
+        var patient = RetryPolicy(maximumRetries: 3)
+        patient.maximumTime = 200_000
+        #expect(decide(patient, .status(503, retryAfter: "100000"))
+                == .retry(after: 100_000, attempt: 1, of: 3, reason: "the server answered 503"))
+        #expect(RetryPolicy.GiveUp.waitTooLong(asked: 100_000, limit: 3600).description
+                == "gave up: the server asks to wait 100000 s, more than 3600 s (--retry-max-time allows longer)")
+    }
+
     @Test func retryAfterAsAnHTTPDateWaitsUntilThen() throws {
         let date = "Fri, 15 Jan 2027 08:00:12 GMT"
         let then = try #require(HTTPDate.parse(date))
