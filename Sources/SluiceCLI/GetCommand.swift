@@ -405,8 +405,8 @@ struct GetCommand: ParsableCommand {
         }
     }
 
-    /// The progress line on a terminal's stderr, unless --trace or -v write there.
-    private var progressLine: ProgressLine? { trace || verbose || curlScript.noProgressMeter ? nil : ProgressLine.ifTerminal() }
+    /// The progress line on a terminal's stderr, unless --trace or -v write there, or -I asks for the head only.
+    private var progressLine: ProgressLine? { trace || verbose || head || curlScript.noProgressMeter ? nil : ProgressLine.ifTerminal() }
 
     /// -C -: `file` exists. When sluice has no checkpoint beside it, it is another program's half-done download, to be
     /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file

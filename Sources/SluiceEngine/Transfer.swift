@@ -287,8 +287,10 @@ final class Transfer {
             fields.add("Cookie", cookies)
         }
         if fields["Expect"] == nil { fields.add("Expect", "") }  // no 1 s wait for 100-continue
-        if method == "POST", upload == nil || upload?.length == 0, fields["Content-Type"] == nil {
-            fields.add("Content-Type", "")  // libcurl would name a form type for an empty POST; nobody asked for one
+        if method == "POST", upload == nil || upload?.length == 0 || upload?.isFileOrStream == true, fields["Content-Type"] == nil {
+            // libcurl would name a form type for an empty POST, and for a file sent with POST (`put -X POST FILE`,
+            // which curl -T sends with none): nobody asked for one.
+            fields.add("Content-Type", "")
         }
         for field in fields {
             let line = field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"

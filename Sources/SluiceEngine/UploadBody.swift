@@ -22,6 +22,11 @@ final class UploadReader {
     /// Nil when the length is not known in advance (a stream): the request is sent chunked.
     let length: Int64?
     private let body: UploadBody
+    /// A file's or a stream's bytes: no form data, whatever the method.
+    var isFileOrStream: Bool {
+        if case .data = body { return false }
+        return true
+    }
     private var fd: Int32 = -1
     private var offset = 0
 

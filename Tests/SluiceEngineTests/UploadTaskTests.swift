@@ -56,6 +56,23 @@ import Testing
         #expect(sentTotals(log).last?.total == Int64(size))
     }
 
+    /// Found by a tester: `sluice put -X POST FILE` went out as a form (libcurl's default type for a POST); curl -T
+    /// sends a file with none, and so does a file upload here unless the request names one.
+    @Test func aFileSentWithPOSTIsNoForm() async throws {
+        let server = try Servers.shared()
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.path + "/small.txt"
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: path))
+        let recorder = Recorder()
+        session(recorder, log: EventLog()).uploadTask(with: Request(url: server.url("/headers"), method: "POST"),
+                                                      fromFile: URL(fileURLWithPath: path)).resume()
+        guard await recorder.waitForCompletion(10) else { return }
+        let echoed = String(decoding: recorder.snapshot.body, as: UTF8.self)
+        #expect(echoed.contains("POST") || echoed.contains("Content-Length: 6"), "\(echoed)")
+        #expect(!echoed.lowercased().contains("content-type"), "\(echoed)")
+    }
+
     @Test func uploadFromAStreamWaitsForTheProducer() async throws {
         let server = try Servers.shared()
         let recorder = Recorder()
