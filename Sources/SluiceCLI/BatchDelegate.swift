@@ -117,10 +117,18 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// How many partial files (with their checkpoints) are left for the same command again.
     var keptPartials: Int { partials?.kept ?? 0 }
 
-    /// Ctrl-C or SIGTERM: the downloads keep their partial files (before the session cancels what is left, hence
-    /// waited for: the delegate queue writes no standard output then), and URLs waiting to be retried end now.
+    /// Ctrl-C or SIGTERM: the downloads keep their partial files, and URLs waiting to be retried end now. The first
+    /// is waited for (the session cancels what is left next), but 2 s at most: the delegate queue may be stuck
+    /// writing -w's lines to a pipe nobody reads.
     func stop() {
-        if let partials, let session { session.delegateQueue.sync { partials.stopKeepingPartials() } }
+        if partials != nil, let session {
+            let stopped = DispatchSemaphore(value: 0)
+            session.delegateQueue.async { [self] in
+                partials?.stopKeepingPartials()
+                stopped.signal()
+            }
+            _ = stopped.wait(timeout: .now() + 2)
+        }
         session?.delegateQueue.async { [self] in
             for position in retries.stop() { finishPosition(position, failure: "interrupted", writesOut: false) }
         }
@@ -187,6 +195,19 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         if let status = downloadTask.response?.statusCode, status >= 400 { return }  // no error page saved as the file
         let suggested = downloadTask.response?.suggestedFilename
         let key = SafeFileName.sanitize(suggested)
+        let position = indexOf[downloadTask.taskIdentifier]
+        // The name its partial file was claimed for, when the server named it so too: a rerun after a kill -9 finds
+        // the files of same-named downloads where it claims them, whichever ended first (found in review).
+        if let position, let placed = partials?.companions(of: position),
+           key == SafeFileName.sanitize(TaskName.fileName(of: urls[position]?.absoluteString ?? "")) {
+            switch placed.linkIn(from: location.path) {
+            case .success(let path):
+                if writeOut != nil { saved[downloadTask.taskIdentifier] = path }
+                partials?.saved(position)
+            case .failure(let problem): failures.append(Sanitized.text(problem.message))
+            }
+            return
+        }
         switch DownloadPlacement.link(location.path, into: directory, suggested: suggested, from: nextNameAttempt[key] ?? 0) {
         case .success(let placed):
             nextNameAttempt[key] = placed.attempt + 1

@@ -9,6 +9,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SluiceEngine
 import SluiceTUI
 import SluiceViewModel
@@ -85,6 +88,9 @@ final class BatchPartials {
         task.checkpoint { data in if let data { placed.saveResume(data) } }
     }
 
+    /// Where `position`'s download writes, if it claimed a name.
+    func companions(of position: Int) -> DownloadCompanions? { companions[position] }
+
     /// The file is in place: its checkpoint goes (the engine removes the partial name once this returns).
     func saved(_ position: Int) {
         if checkpointed.remove(position) != nil { companions[position]?.removeResume() }
@@ -96,8 +102,13 @@ final class BatchPartials {
         live[task.taskIdentifier] = nil
         lastCheckpoint[task.taskIdentifier] = nil
         guard let placed = companions[position] else { return }
+        var info = stat()
         if let data = error?.resumeData, placed.saveResume(data) {
             checkpointed.insert(position)
+            keptAt.insert(position)
+        } else if error != nil, checkpointed.contains(position), lstat(placed.partialPath, &info) == 0 {
+            // Stopped before it opened its file (waiting for a place when Ctrl-C came): the earlier checkpoint still
+            // names the bytes there. Removing it started the next run of the name over, at byte 0 (found in review).
             keptAt.insert(position)
         } else {
             if checkpointed.remove(position) != nil { placed.removeResume() }

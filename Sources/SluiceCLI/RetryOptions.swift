@@ -80,6 +80,7 @@ struct RetryOptions: ParsableArguments {
                 throw CLIFailure(code: 2, message: "--retry-max-time needs a number of seconds")
             }
             policy.maximumTime = retryMaxTime > 0 ? retryMaxTime : nil  // curl: 0 means no limit
+            if retryMaxTime == 0 { policy.maximumRetryAfter = .infinity }  // no limit: any Retry-After is waited for
         }
         return policy
     }

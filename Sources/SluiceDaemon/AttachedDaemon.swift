@@ -116,8 +116,14 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
             // The daemon answers once the new URL has (seconds, maybe): the outcome is told then, and is the row's note.
             let body = [("url", JSONText.quote(text))]
             DispatchQueue.global().async { [self] in
-                let problem = request("POST", "/tasks/\(id)/refresh", body, timeout: 60)
-                answers.withLock { $0 }?("#\(id) " + TransferApp.refreshNote(problem))
+                let answer: String
+                do throws(DaemonFailure) {
+                    answer = "#\(id) " + TransferApp.refreshNote(try answered("POST", "/tasks/\(id)/refresh", body, timeout: 60))
+                } catch {
+                    // Not an answer: the daemon may still go on from the new URL, and the row will say so.
+                    answer = "#\(id): no answer from the daemon yet (\(Sanitized.text(error.message))); the row says how the refresh goes"
+                }
+                answers.withLock { $0 }?(answer)
             }
             return "checking the new URL for #\(id)…"
         case .suspendAll: return request("POST", "/all/suspend")
@@ -173,15 +179,20 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         let message: String?
     }
 
-    /// Sends one request; the daemon's error, or its message (a limit set), or nil.
+    /// Sends one request; the daemon's error, or its message (a limit set), or nil; a request that got no answer
+    /// says why.
     private func request(_ method: String, _ path: String, _ fields: [(String, String)]? = nil, timeout: Int = 5) -> String? {
-        let body = fields.map { "{" + $0.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}" }
-        let response: DaemonResponse
         do {
-            response = try client.send(method, path, body: body, timeout: timeout)
+            return try answered(method, path, fields, timeout: timeout)
         } catch {
             return error.message
         }
+    }
+
+    /// The same, throwing when no answer came (the daemon gone, or slower than `timeout`).
+    private func answered(_ method: String, _ path: String, _ fields: [(String, String)]? = nil, timeout: Int = 5) throws(DaemonFailure) -> String? {
+        let body = fields.map { "{" + $0.map { JSONText.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}" }
+        let response = try client.send(method, path, body: body, timeout: timeout)
         let reply = try? JSONDecoder().decode(Reply.self, from: Data(response.body.utf8))
         if !(200..<300).contains(response.status) { return reply?.error.map(Sanitized.text) ?? "the daemon answered \(response.status)" }
         return reply?.message.flatMap { $0.isEmpty ? nil : Sanitized.text($0) }

@@ -23,7 +23,8 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Seconds since the first attempt after which no retry starts (curl's `--retry-max-time`); nil: no limit.
     public var maximumTime: Double?
     /// Without `maximumTime`, the longest Retry-After waited for: a server asking for more (a tester's said 27 h)
-    /// is given up on rather than waited for by a command nobody watches.
+    /// is given up on rather than waited for by a command nobody watches. (`--retry-max-time 0`, no limit, makes it
+    /// infinite.)
     public var maximumRetryAfter: Double = 3600
     /// Statuses worth asking again: the server says it is busy, overloaded or timed out, not that the request is wrong.
     public var retriedStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]

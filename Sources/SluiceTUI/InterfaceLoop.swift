@@ -54,7 +54,11 @@ public enum InterfaceLoop {
             while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
             let now = DispatchTime.now().uptimeNanoseconds
             lastPass = now
-            if let said = told.withLock({ $0.popLast() }) {
+            // The newest: two told within one pass, the older is stale (popping one a pass showed the older last).
+            if let said = told.withLock({ told -> String? in
+                defer { told.removeAll() }
+                return told.last
+            }) {
                 ui.message = said
                 dirty = true
             }

@@ -596,6 +596,20 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func cancelRefresh(_ id: Int) { _ = state.withLock { $0.refreshing.remove(id) } }
 
+    /// An earlier run's row (no task here) is being refreshed: counted as work in hand (a quit by
+    /// `--exit-when-done` waits for it), and not refreshed twice at once. False when it is already, or when the app
+    /// is stopping, or when a download of this app holds `target`.
+    func beginEarlierRefresh(_ id: Int, target: String) -> Bool {
+        state.withLock { s in
+            guard s.rows[id] == nil, !s.refreshing.contains(id), !s.stopping, !s.targets.contains(target) else { return false }
+            s.refreshing.insert(id)
+            return true
+        }
+    }
+
+    /// Whether the app has begun to stop (a quit, a signal): nothing new starts then.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
     /// The row's next attempt with `request` (its new URL) from `resumeData`, started as a retry is.
     func restart(_ id: Int, request: Request, resumeData: Data?) {
         let known = state.withLock { s -> Bool in

@@ -3,17 +3,28 @@
 import Glibc
 #endif
 import SluiceEngine
+import SluiceStore
 import SluiceViewModel
 
 extension TransferApp: InterfaceDriver {
     @discardableResult public func forget(_ id: Int) -> String? {
         // An earlier run's failed download has no task here; its record says where its partial file is.
-        let earlier = revivable.withLock { $0.removeValue(forKey: id) }?.destination.map(DownloadCompanions.init(target:))
+        let earlier = earlierFiles(revivable.withLock { $0.removeValue(forKey: id) })
         let companions = delegate.forget(id) ?? earlier
         keeper?.remove(id)
         var info = stat()
         guard let partial = companions?.partialPath, lstat(partial, &info) == 0 else { return nil }
         return "removed #\(id); its partial file \(Sanitized.text(partial)) is kept: adding the URL again goes on from it"
+    }
+
+    /// The files an earlier run's failed download left, while they are still its own: its checkpoint names its URL,
+    /// and no download of this app or of another sluice writes them (another URL may have taken the name since).
+    private func earlierFiles(_ record: StoredTask?) -> DownloadCompanions? {
+        guard let record, let target = record.destination else { return nil }
+        let companions = DownloadCompanions(target: target)
+        guard companions.loadResume(for: record.url) != nil, !delegate.holds(target: target),
+              !PartialFileLock.isHeldElsewhere(companions.partialPath) else { return nil }
+        return companions
     }
 
     /// A split download's ranges as they stand; nil for anything else.
@@ -24,8 +35,7 @@ extension TransferApp: InterfaceDriver {
 
     /// Forgets an ended row and deletes its saved file (a regular file only) and any partial file it left.
     public func purge(_ id: Int, savedPath: String?) -> String {
-        let companions = delegate.managed(id)?.companions
-            ?? revivable.withLock { $0[id] }?.destination.map(DownloadCompanions.init(target:))
+        let companions = delegate.managed(id)?.companions ?? earlierFiles(revivable.withLock { $0[id] })
         forget(id)
         var deleted: [String] = []
         var info = stat()

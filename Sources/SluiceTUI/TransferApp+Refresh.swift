@@ -24,15 +24,26 @@ extension TransferApp {
     /// download an earlier run left failed (an expired link, most often found on a later day) is refreshed too.
     public func refresh(_ id: Int, to text: String, force: Bool, done: @escaping @Sendable (String?) -> Void) {
         guard let url = ParsedURL.parse(text) else { return done("not a URL sluice can fetch: \(Sanitized.text(text))") }
-        // This run's row (its task) or an earlier run's failed download (its record), taken for the refresh.
+        // This run's row (its task), or an earlier run's failed download (its record, which stays in `revivable`
+        // until the row goes on: a removal meanwhile takes it, and nothing is revived). Either is marked as being
+        // refreshed until the answer, so that a quit by --exit-when-done waits for it.
         let managed = delegate.beginRefresh(id)
-        let earlier = managed == nil ? revivable.withLock { $0.removeValue(forKey: id) } : nil
-        let release: @Sendable () -> Void = { [self] in
-            if managed != nil { delegate.cancelRefresh(id) }
-            if let earlier { revivable.withLock { $0[id] = earlier } }
+        var found: StoredTask?
+        if managed == nil, let record = revivable.withLock({ $0[id] }), let target = record.destination {
+            guard delegate.beginEarlierRefresh(id, target: target) else {
+                return done("#\(id) is being refreshed already, or its file name is another download's now")
+            }
+            if PartialFileLock.isHeldElsewhere(DownloadCompanions(target: target).partialPath) {
+                delegate.cancelRefresh(id)
+                return done("#\(id)'s partial file is being written by another sluice (the daemon, or another UI)")
+            }
+            found = record
         }
+        let earlier = found
+        let release: @Sendable () -> Void = { [self] in delegate.cancelRefresh(id) }
         guard let companions = managed?.companions ?? earlier?.destination.map(DownloadCompanions.init(target:)),
               let oldRequest = managed?.request ?? earlier.flatMap(Self.request(of:)) else {
+            release()
             return done("#\(id) is not a download of this list, or is being refreshed already")
         }
         let task = managed?.task
@@ -84,10 +95,16 @@ extension TransferApp {
                 data = moved.encoded()
                 if let data { _ = companions.saveResume(data) }  // a crash from here on resumes from the new URL
             }
-            post(.refreshed(id: id, url: url.absoluteString, at: DispatchTime.now().uptimeNanoseconds))
             if let earlier {
+                guard revivable.withLock({ $0.removeValue(forKey: id) }) != nil, !delegate.isStopping else {
+                    release()
+                    return done("#\(id) was removed, or sluice is stopping: its partial file is kept, checkpointed for the new URL")
+                }
+                post(.refreshed(id: id, url: url.absoluteString, at: DispatchTime.now().uptimeNanoseconds))
                 revive(earlier, request: request, companions: companions, resumeData: data)
+                release()
             } else {
+                post(.refreshed(id: id, url: url.absoluteString, at: DispatchTime.now().uptimeNanoseconds))
                 delegate.restart(id, request: request, resumeData: data)
             }
             done(nil)

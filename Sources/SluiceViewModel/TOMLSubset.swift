@@ -73,7 +73,6 @@ public enum TOMLLine: Equatable, Sendable {
 }
 
 public enum TOMLSubset {
-    /// Lines of a text: "\r\n" is one Character to Swift, so CRLF files need it named as a line end of its own.
     /// The line (from 1) where bytes that are not UTF-8 first appear; nil when all of them are UTF-8 text. A
     /// newline byte is never part of a longer UTF-8 sequence, so each line can be checked alone.
     public static func firstLineNotUTF8(_ bytes: [UInt8]) -> Int? {
@@ -84,6 +83,7 @@ public enum TOMLSubset {
         return nil
     }
 
+    /// Lines of a text: "\r\n" is one Character to Swift, so CRLF files need it named as a line end of its own.
     public static func lines(_ text: String) -> [Substring] {
         text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     }

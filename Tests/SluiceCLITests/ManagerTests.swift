@@ -331,6 +331,26 @@ import Testing
         #expect(stored.state == .completed && stored.url == fresh, "\(stored.state) \(stored.url)")
     }
 
+    /// Found in review: removing an earlier run's failed row whose name another URL's download took since deleted
+    /// (X) or claimed (x) that download's files. They are its own only while its checkpoint names its URL.
+    @Test func removingAnEarlierFailedRowLeavesAnotherDownloadsFilesAlone() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let companions = DownloadCompanions(target: dir.path + "/file.iso")
+        #expect(FileManager.default.createFile(atPath: companions.partialPath, contents: Data("b's bytes".utf8)))
+        let theirs = ResumeData(url: "http://b/file.iso", path: companions.partialPath, bytesOnDisk: 9, etag: nil,
+                                lastModified: nil, expectedLength: 100)
+        #expect(companions.saveResume(theirs.encoded()))
+        var failed = StoredTask(url: "http://a/file.iso", kind: .download, state: .failed, destination: companions.target,
+                                createdAt: 0, outcome: "HTTP 404")
+        failed.id = 41
+        let app = TransferApp(outputDirectory: dir.path)
+        app.restore([failed])
+        #expect(app.purge(41, savedPath: nil).contains("file.iso.sluice-part") == false)
+        #expect(FileManager.default.contents(atPath: companions.partialPath) == Data("b's bytes".utf8))
+        #expect(FileManager.default.fileExists(atPath: companions.resumePath))
+    }
+
     /// A second UI on the same store leaves alone a download another sluice is fetching (its partial file locked):
     /// it fetched it again under NAME.1, and both rows wrote the same id, losing one from the history.
     @Test func aDownloadAnotherProcessIsFetchingIsNotResumed() async throws {

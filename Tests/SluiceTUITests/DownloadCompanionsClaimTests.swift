@@ -109,12 +109,14 @@ struct DownloadCompanionsClaimTests {
         let short = DownloadCompanions(target: "/d/file.bin")
         #expect(short.partialPath == "/d/file.bin.sluice-part" && short.resumePath == "/d/file.bin.sluice-resume")
         let long = DownloadCompanions(target: "/d/" + String(repeating: "é", count: 125))  // 250 bytes
-        let other = DownloadCompanions(target: "/d/" + String(repeating: "é", count: 124) + "e")
+        // An odd prefix: the cut falls inside an "é" and steps back to where it starts.
+        let other = DownloadCompanions(target: "/d/a" + String(repeating: "é", count: 124) + "e")
         for path in [long.partialPath, long.resumePath + ".new", other.partialPath] {
             let name = path.split(separator: "/").last.map(String.init) ?? ""
             #expect(name.utf8.count <= 255, "\(name.utf8.count)")
         }
         #expect(long.partialPath.hasPrefix("/d/éé") && long.partialPath.hasSuffix(".sluice-part"))
+        #expect(String(validating: Array(other.partialPath.utf8), as: UTF8.self) != nil, "cut where a character starts")
         #expect(long.partialPath != other.partialPath, "two long names, two partial files")
         #expect(long.partialName == long.partialPath.split(separator: "/").last.map(String.init))
         let dir = try directory()
