@@ -24,8 +24,7 @@ final class BatchPartials {
     private var companions: [Int: DownloadCompanions] = [:]
     /// The targets this batch's downloads claimed: not free for another of them.
     private var held: Set<String> = []
-    /// Per name, the first suffix not yet tried (see `DownloadCompanions.claim`).
-    private var nextAttempt: [String: Int] = [:]
+    private var claims = ClaimCounter()
     /// By task: when its bytes were last checkpointed (0 until its first bytes; see `wrote`).
     private var lastCheckpoint: [Int: UInt64] = [:]
     /// The downloads running or waiting, by task: a Ctrl-C stops them keeping their partial files.
@@ -42,7 +41,7 @@ final class BatchPartials {
 
     init(directory: String, count: Int) {
         self.directory = directory
-        listed = count >= 64 ? DirectoryNames(of: directory) : nil
+        listed = DirectoryNames.forList(of: count, in: directory)
     }
 
     /// The download task of `position`'s attempt: beside its target (an earlier run's partial file of the same URL
@@ -51,13 +50,10 @@ final class BatchPartials {
         if let placed = companions[position] {  // an attempt after one that kept nothing: the same partial file
             return track(session.downloadTask(with: request, partialFile: placed.partialPath), position)
         }
-        let suggested = TaskName.fileName(of: url.absoluteString)
-        let key = SafeFileName.sanitize(suggested)
-        guard case .success(let claim) = DownloadCompanions.claim(in: directory, suggested: suggested, url: url.absoluteString,
-                                                                 from: nextAttempt[key] ?? 0, listed: listed,
-                                                                 isHeld: { self.held.contains($0) }) else { return nil }
-        nextAttempt[key] = claim.attempt + 1
-        held.insert(claim.companions.target)
+        let held = self.held
+        guard case .success(let claim) = claims.claim(in: directory, suggested: TaskName.fileName(of: url.absoluteString),
+                                                      url: url.absoluteString, listed: listed, isHeld: { held.contains($0) }) else { return nil }
+        self.held.insert(claim.companions.target)
         companions[position] = claim.companions
         if claim.resumeData != nil { checkpointed.insert(position) }
         let task = claim.resumeData.flatMap { try? session.downloadTask(with: request, resumeData: $0) }

@@ -14,17 +14,31 @@ public struct DirectoryNames: Sendable {
 
     /// The directory's entries; nil when it cannot be read (the claims then ask the disk).
     public init?(of directory: String) {
-        guard let stream = opendir(directory) else { return nil }
-        defer { closedir(stream) }
         var names: Set<String> = []
+        guard Self.read(directory, { name, _ in names.insert(name) }) else { return nil }
+        self.names = names
+    }
+
+    /// The names for a list of `count` downloads: read only for a long list, since reading a large directory (a
+    /// Downloads folder) costs more than a few lookups.
+    public static func forList(of count: Int, in directory: String) -> DirectoryNames? {
+        count >= 64 ? DirectoryNames(of: directory) : nil
+    }
+
+    public func contains(_ name: String) -> Bool { names.contains(name) }
+
+    /// Calls `body` with each entry's name but `.` and `..`, and the descriptor the directory is read through;
+    /// false when it cannot be opened.
+    static func read(_ directory: String, _ body: (String, Int32) -> Void) -> Bool {
+        guard let stream = opendir(directory) else { return false }
+        defer { closedir(stream) }
+        let own = dirfd(stream)
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
                 String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name != "." && name != ".." { names.insert(name) }
+            if name != "." && name != ".." { body(name, own) }
         }
-        self.names = names
+        return true
     }
-
-    public func contains(_ name: String) -> Bool { names.contains(name) }
 }

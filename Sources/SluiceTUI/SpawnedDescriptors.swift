@@ -19,15 +19,9 @@ public enum SpawnedDescriptors {
 
     /// This process's descriptors above 2 without close-on-exec.
     static func inheritable() -> [Int32] {
-        guard let directory = opendir("/proc/self/fd") else { return [] }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
         var found: [Int32] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+        _ = DirectoryNames.read("/proc/self/fd") { name, own in
+            guard let fd = Int32(name), fd > 2, fd != own else { return }
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(fd) }
         }

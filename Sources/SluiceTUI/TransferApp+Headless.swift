@@ -60,10 +60,9 @@ extension TransferApp {
     }
 
     /// Runs `body`, which adds `count` downloads into `directory`, with the directory's names read once for their
-    /// claims instead of two lookups each on disk (see `DirectoryNames`). A short list asks the disk: reading a
-    /// large directory costs more than a few lookups.
+    /// claims instead of two lookups each on disk (see `DirectoryNames`); a short list asks the disk.
     public func addingDownloads<T>(into directory: String, count: Int, _ body: () throws -> T) rethrows -> T {
-        guard count >= 64, let names = DirectoryNames(of: directory) else { return try body() }
+        guard let names = DirectoryNames.forList(of: count, in: directory) else { return try body() }
         listings.withLock { $0[directory] = names }
         defer { listings.withLock { $0[directory] = nil } }
         return try body()
@@ -110,17 +109,12 @@ extension TransferApp {
     private func place(url: URL, _ destination: DownloadDestination, listed: Bool) -> Result<DownloadCompanions.Claim, AddError> {
         switch destination {
         case .directory(let directory):
-            let suggested = TaskName.fileName(of: url.absoluteString)
-            let key = directory + "/" + SafeFileName.sanitize(suggested)
-            let first = nextNameAttempt.withLock { $0[key] ?? 0 }
             let names = listed ? listings.withLock { $0[directory] } : nil
-            return DownloadCompanions.claim(in: directory, suggested: suggested, url: url.absoluteString, from: first,
-                                            listed: names, isHeld: { delegate.holds(target: $0) })
-                .map { claimed in
-                    nextNameAttempt.withLock { $0[key] = max($0[key] ?? 0, claimed.attempt + 1) }
-                    return claimed
-                }
-                .mapError { AddError(message: Sanitized.text($0.message)) }
+            return claims.withLock { claims in
+                claims.claim(in: directory, suggested: TaskName.fileName(of: url.absoluteString), url: url.absoluteString,
+                             listed: names, isHeld: { delegate.holds(target: $0) })
+            }
+            .mapError { AddError(message: Sanitized.text($0.message)) }
         case .file(let path):
             let companions = DownloadCompanions(target: path)
             if !delegate.holds(target: path),

@@ -31,8 +31,8 @@ public final class TransferApp: Sendable {
     let keeper: StoreKeeper?
     /// The hooks' runner, when any hook was given.
     private let hooks: HookRunner?
-    /// Per `directory/name`, the first suffix not yet tried by this app's downloads (see `DownloadCompanions.claim`).
-    let nextNameAttempt = Locked<[String: Int]>([:])
+    /// The names this app's downloads claimed (the claims are made under its lock, one at a time).
+    let claims = Locked(ClaimCounter())
     /// Per directory, its names read once while a list of downloads is added there (`addingDownloads`).
     let listings = Locked<[String: DirectoryNames]>([:])
     /// Downloads an earlier run left failed, by row: a refresh (`U`, `sluice refresh`) gives one a new URL.

@@ -48,9 +48,7 @@ public final class URLProbe: SessionDataDelegate {
                     completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
         let status = response.statusCode ?? 0
         let range = status == 206 ? response.headers["Content-Range"].flatMap(ContentRange.parse) : nil
-        let size: Int64? = status == 206
-            ? response.headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
-            : (response.expectedContentLength >= 0 ? response.expectedContentLength : nil)
+        let size: Int64? = status == 206 ? range?.total : (response.expectedContentLength >= 0 ? response.expectedContentLength : nil)
         finish(.success(RefreshCheck.New(status: status, size: size, etag: response.headers["ETag"],
                                          lastModified: response.headers["Last-Modified"], sent: range.map { $0.first...$0.last })))
         completionHandler(.cancel)
