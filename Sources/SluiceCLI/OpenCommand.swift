@@ -100,8 +100,10 @@ struct OpenCommand: ParsableCommand {
         // Downloads are retried by default, as by `get -o`; data tasks only when --retry says so.
         let retries = RetryPolicies(downloads: try retryOptions.policy(savesFiles: true),
                                     data: retryOptions.retry == nil ? nil : try retryOptions.policy(savesFiles: false))
-        // Off a terminal the history is not printed again; unfinished downloads still resume.
-        let (store, stored) = Self.openStore(fresh: fresh)
+        // Off a terminal the history is not printed again, and not read: unfinished downloads still resume, and the
+        // URLs given are looked up in case an earlier run saved them here.
+        let givenURLs = download ? urls.map(\.absoluteString) : []
+        let (store, stored) = Self.openStore(fresh: fresh, history: interactive, given: givenURLs)
         let records = interactive ? stored : stored.filter { !$0.state.isFinished }
         if texts.isEmpty && records.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
@@ -113,7 +115,7 @@ struct OpenCommand: ParsableCommand {
                               retries: retries, split: split, hooks: try hookOptions.hooks(), ring: { Bell.ring() })
         // What earlier runs saved here, read before the restore resumes anything (a resumed download that ends
         // meanwhile is this run's, not an earlier one's).
-        let savedEarlier = SavedEarlier(download ? stored : [], in: directory)
+        let savedEarlier = SavedEarlier(download ? stored : [], in: directory, given: Set(givenURLs))
         app.restore(restored)
         // A URL given again in the same command is the same download, however far the first has got: the app alone
         // would merge a repeat only while the first runs, and save a second copy once it had ended. And one an
@@ -205,13 +207,14 @@ struct OpenCommand: ParsableCommand {
         try AttachCommand.attach(client, identifier: daemon.identifier, directory: directory, theme: theme, useColor: useColor)
     }
 
-    /// The durable store and what it holds; without a usable one the UI still runs, with a warning and no history.
-    static func openStore(fresh: Bool) -> (TaskStore?, [StoredTask]) {
+    /// The durable store and what it holds (the whole `history`, or only what a run off a terminal needs: see
+    /// `TaskStore.unfinished(orDownloadsOf:)`); without a usable one the UI still runs, with a warning and no history.
+    static func openStore(fresh: Bool, history: Bool = true, given: [String] = []) -> (TaskStore?, [StoredTask]) {
         let directory = TaskStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
         do {
             let store = try TaskStore(directory: directory)
             if let notice = store.notice { StandardStreams.error("sluice: \(notice)\n") }
-            return (store, fresh ? [] : try store.all())
+            return (store, fresh ? [] : history ? try store.all() : try store.unfinished(orDownloadsOf: given))
         } catch {
             StandardStreams.error("sluice: the task store in \(Sanitized.text(directory)) cannot be used (\(Sanitized.text(String(describing: error)))); nothing is kept this time\n")
             return (nil, [])

@@ -248,6 +248,26 @@ public final class TaskStore: Sendable {
         return try read(StoreSchema.selectSQL + "ORDER BY priority, id", [])
     }
 
+    /// What a run off a terminal needs of a long history: the unfinished tasks, which it resumes, and the downloads of
+    /// `urls`, which may be saved already (by priority, then id). Reading every row instead cost 6 µs a row, a tenth
+    /// of a second for 16,000 past tasks on every start. What is queued is written first.
+    public func unfinished(orDownloadsOf urls: [String]) throws -> [StoredTask] {
+        flush()
+        var list = "["
+        for (index, url) in urls.enumerated() {
+            if index > 0 { list += "," }
+            StoredTask.appendJSONString(url, to: &list)
+        }
+        list += "]"
+        return try read(Self.unfinishedOrDownloadsSQL, [.text(list)])
+    }
+
+    private static let unfinishedOrDownloadsSQL = StoreSchema.selectSQL + """
+        WHERE state NOT IN (\(StoredTask.State.allCases.filter(\.isFinished).map { "'\($0.rawValue)'" }.joined(separator: ", ")))
+           OR (kind = '\(StoredTask.Kind.download.rawValue)' AND url IN (SELECT value FROM json_each(?1)))
+        ORDER BY priority, id
+        """
+
     /// The tasks whose URL or destination contains `text` (ASCII letters in any case; nil or "" matches every
     /// task), newest first, at most `limit` of them. What is queued is written first.
     public func search(_ text: String?, limit: Int?) throws -> [StoredTask] {

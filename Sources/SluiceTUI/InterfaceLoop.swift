@@ -43,12 +43,13 @@ public enum InterfaceLoop {
             wake?.signal()
         }
         defer { driver.onAnswer { _ in } }
-        var lastPass: UInt64 = 0
+        var lastPass: UInt64?
         while !stop.isSet {
             if let reason = driver.ended { return reason }
-            let sinceLastPass = (DispatchTime.now().uptimeNanoseconds &- lastPass) / 1_000_000
-            _ = InputWait.wait(input: STDIN_FILENO, wake: wake, urgent: idle, timeout: 50,
-                               notBefore: sinceLastPass >= 10 ? 0 : Int32(10 - sinceLastPass))
+            if let pause = Self.pause(since: lastPass, now: DispatchTime.now().uptimeNanoseconds) {
+                _ = InputWait.wait(input: STDIN_FILENO, wake: wake, urgent: idle, timeout: pause.timeout,
+                                   notBefore: pause.notBefore)
+            }
             // Every key already typed (a paste is thousands) is handled before the next frame is drawn.
             var keys: [Key] = []
             while keys.count < 65536, let next = screen.readKey(milliseconds: 0) { keys.append(next) }
@@ -119,5 +120,16 @@ public enum InterfaceLoop {
         }
         driver.quit(model: model)
         return nil
+    }
+
+    /// How long the loop may sleep before its next pass (milliseconds: at most `timeout`, and events heeded no
+    /// sooner than `notBefore`, so that at most a hundred passes a second look at every row). The first pass does
+    /// not sleep: events posted before the loop set its wake signals (a fast transfer, a list already under way)
+    /// signal no one, and the first frame waited for the 50 ms timeout, as did `--exit-when-done` when the work
+    /// had ended by then.
+    static func pause(since lastPass: UInt64?, now: UInt64) -> (timeout: Int32, notBefore: Int32)? {
+        guard let lastPass else { return nil }
+        let elapsed = (now &- lastPass) / 1_000_000
+        return (timeout: 50, notBefore: elapsed >= 10 ? 0 : Int32(10 - elapsed))
     }
 }

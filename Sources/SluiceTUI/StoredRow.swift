@@ -175,10 +175,14 @@ enum StoredRow {
         if let outcome = task.outcome, outcome.hasPrefix(conversionOutcome) {
             row.becameTask = Int(outcome.dropFirst(conversionOutcome.count))
         }
-        if let saved = row.savedPath, let file = saved.split(separator: "/").last { row.name = String(file) }
+        // Split on UTF-8 bytes ("/" and a newline end no character but their own): splitting Characters took two
+        // thirds of a restored row, a fifth of a second for 16,000 past tasks.
+        if let saved = row.savedPath, let file = saved.utf8.split(separator: UInt8(ascii: "/")).last {
+            row.name = String(Substring(file))
+        }
         // Time 0 is before the row was added: the line keeps the offset it was written with, and no new one.
-        row.timeline = task.timeline.split(separator: "\n").suffix(Model.timelineLimit).map {
-            TimelineEntry(name: String($0), time: 0)
+        row.timeline = task.timeline.utf8.split(separator: UInt8(ascii: "\n")).suffix(Model.timelineLimit).map {
+            TimelineEntry(name: String(Substring($0)), time: 0)
         }
         row.note = "from an earlier run" + (task.endedAt.map { ", ended " + LocalTime.text($0) } ?? "")
         return row

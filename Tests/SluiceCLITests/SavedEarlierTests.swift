@@ -77,6 +77,22 @@ import Testing
         #expect(saved.path(for: "http://h/b") == nil, "another file under the partial name is a download under way")
     }
 
+    /// Only the URLs of this command are looked up: a long history of downloads into the same directory costs no
+    /// `stat` per past download.
+    @Test func onlyTheGivenURLsAreLookedAt() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        for name in ["a", "b"] {
+            #expect(FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8)))
+        }
+        let records = [record("http://h/a", dir.path + "/a", .completed, outcome: "saved"),
+                       record("http://h/b", dir.path + "/b", .completed, outcome: "saved")]
+        let saved = SavedEarlier(records, in: dir.path, given: ["http://h/b", "http://h/c"])
+        #expect(saved.path(for: "http://h/a") == nil)
+        #expect(saved.path(for: "http://h/b") == dir.path + "/b")
+        #expect(SavedEarlier(records, in: dir.path, given: ["http://h/c"]).isEmpty)
+    }
+
     @Test func aDirectoryIsNotAFile() throws {
         let dir = try Scratch()
         defer { dir.remove() }

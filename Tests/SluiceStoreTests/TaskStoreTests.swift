@@ -60,6 +60,26 @@ import Testing
         #expect(try store.search(nil, limit: 0).isEmpty)
     }
 
+    @Test func aRunOffATerminalReadsTheUnfinishedTasksAndTheDownloadsOfItsURLs() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let store = try TaskStore(directory: dir.path)
+        let quoted = "http://h/\"q\"/caf\u{e9}"  // given as JSON: a quote and a non-ASCII letter survive the trip
+        let savedGiven = try store.insert(StoredTask(url: "http://h/a", kind: .download, state: .completed, priority: 2, createdAt: 1))
+        let failedGiven = try store.insert(StoredTask(url: quoted, kind: .download, state: .failed, createdAt: 2))
+        _ = try store.insert(StoredTask(url: "http://h/other", kind: .download, state: .completed, createdAt: 3))
+        _ = try store.insert(StoredTask(url: "http://h/a", kind: .data, state: .completed, createdAt: 4))
+        let running = try store.insert(StoredTask(url: "http://h/r", kind: .data, state: .running, createdAt: 5))
+        let suspended = try store.insert(StoredTask(url: "http://h/s", kind: .download, state: .suspended, createdAt: 6))
+        let queued = try store.insert(StoredTask(url: "http://h/q", kind: .download, state: .queued, priority: -1, createdAt: 7))
+        _ = try store.insert(StoredTask(url: "http://h/c", kind: .download, state: .cancelled, createdAt: 8))
+        #expect(try store.unfinished(orDownloadsOf: ["http://h/a", quoted, "http://h/none"]).map(\.id)
+                == [queued.id, failedGiven.id, running.id, suspended.id, savedGiven.id], "by priority, then id")
+        #expect(try store.unfinished(orDownloadsOf: []).map(\.id) == [queued.id, running.id, suspended.id])
+        #expect(try store.unfinished(orDownloadsOf: ["http://h/a"]).first { $0.id == savedGiven.id } == store.all().first { $0.id == savedGiven.id },
+                "whole rows")
+    }
+
     @Test func searchLooksInTheURLAndTheDestination() throws {
         let dir = try Scratch()
         defer { dir.remove() }
