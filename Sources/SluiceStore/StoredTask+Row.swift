@@ -100,7 +100,7 @@ extension StoredTask {
     }
 
     static func decodeHeaders(_ text: String) -> [StoredHeader]? {
-        if text == "[]" { return [] }  // most tasks: JSONDecoder's set-up cost 2 µs a row of a long history
+        if text == "[]" { return [] }  // most tasks: JSONDecoder was a third of reading a row (perf)
         guard let pairs = try? JSONDecoder().decode([[String]].self, from: Data(text.utf8)) else { return nil }
         var headers: [StoredHeader] = []
         headers.reserveCapacity(pairs.count)
