@@ -77,6 +77,14 @@ extension StoredTask {
     /// `string` as a JSON string: quote, backslash and control characters escaped, everything else as it is. Not
     /// SluiceViewModel's `JSONText.quote`: the store depends on no part of the engine or the view model.
     static func appendJSONString(_ string: String, to text: inout String) {
+        // Most strings (URLs, header lines) need no escape: appended whole, not scalar by scalar, which cost
+        // a fifth of `sluice -d -i LIST`'s start with 2,000 URLs (perf).
+        if !string.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            text += "\""
+            text += string
+            text += "\""
+            return
+        }
         text += "\""
         var plain = string.unicodeScalars.startIndex
         for index in string.unicodeScalars.indices {
