@@ -25,8 +25,8 @@ final class BatchPartials {
     /// The targets this batch's downloads claimed: not free for another of them.
     private var held: Set<String> = []
     private var claims = ClaimCounter()
-    /// By task: when its bytes were last checkpointed (0 until its first bytes; see `wrote`).
-    private var lastCheckpoint: [Int: UInt64] = [:]
+    /// By task: when its resume state goes to disk (see `wrote`).
+    private var checkpoints: [Int: CheckpointClock] = [:]
     /// The downloads running or waiting, by task: a Ctrl-C stops them keeping their partial files.
     private var live: [Int: DownloadTask] = [:]
     /// The positions whose checkpoint file may be there (written, or found): only theirs are removed (two unlinks
@@ -36,8 +36,6 @@ final class BatchPartials {
     private var keptAt: Set<Int> = []
     /// How many partial files are left for the same command again.
     var kept: Int { keptAt.count }
-
-    private static let checkpointInterval: UInt64 = 1_000_000_000
 
     init(directory: String, count: Int) {
         self.directory = directory
@@ -70,16 +68,12 @@ final class BatchPartials {
     }
 
     /// Bytes written: the resume state goes to disk a second after the first bytes and then once a second, after
-    /// the bytes it names. Not with the first bytes: a file that ends within the second (most small ones) never
-    /// pays for the checkpoint's two fsyncs. (A download whose bytes stop within its first second has none: the
-    /// same command again starts its partial file over.)
+    /// the bytes it names (see CheckpointClock). A download whose bytes stop within its first second has none: the
+    /// same command again starts its partial file over.
     func wrote(_ task: DownloadTask, at position: Int) {
-        guard let placed = companions[position] else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        let last = lastCheckpoint[task.taskIdentifier] ?? 0
-        if last == 0 { lastCheckpoint[task.taskIdentifier] = now }
-        guard last != 0, now &- last >= Self.checkpointInterval else { return }
-        lastCheckpoint[task.taskIdentifier] = now
+        guard let placed = companions[position],
+              checkpoints[task.taskIdentifier, default: CheckpointClock(waitsAfterFirstBytes: true)]
+                .bytesArrived(now: DispatchTime.now().uptimeNanoseconds) else { return }
         checkpointed.insert(position)
         task.checkpoint { data in if let data { placed.saveResume(data) } }
     }
@@ -96,7 +90,7 @@ final class BatchPartials {
     /// The attempt ended: a partial file it kept gets its last checkpoint, one it did not keep loses its own.
     func ended(_ task: SessionTask, at position: Int, error: TransferError?) {
         live[task.taskIdentifier] = nil
-        lastCheckpoint[task.taskIdentifier] = nil
+        checkpoints[task.taskIdentifier] = nil
         guard let placed = companions[position] else { return }
         var info = stat()
         if let data = error?.resumeData, placed.saveResume(data) {

@@ -9,6 +9,7 @@ import Dispatch
 import Glibc
 #endif
 import SluiceEngine
+import SluiceTUI
 import SluiceViewModel
 
 final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchecked Sendable {
@@ -27,9 +28,8 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     /// Checks the finished file before it gets its name (`--checksum`); returns what is wrong, or nil.
     var verify: ((String) -> String?)?
     private(set) var verifyFailure: String?
-    /// When the resume state was last checkpointed (delegate queue only).
-    private var lastCheckpoint: UInt64 = 0
-    private static let checkpointInterval: UInt64 = 1_000_000_000
+    /// When the resume state goes to disk (delegate queue only).
+    private var checkpoints = CheckpointClock(waitsAfterFirstBytes: false)
 
     init(disposition: ResponseDisposition, output: OutputFile, force: Bool, progress: ProgressLine?) {
         self.disposition = disposition
@@ -59,12 +59,8 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     func urlSession(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                     totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
         progress?.update(received: totalBytesWritten, expected: totalBytesExpectedToWrite)
-        // At least once a second while bytes arrive, the resume state goes to disk (after the bytes it names):
-        // a kill -9 then loses at most the last second.
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard lastCheckpoint == 0 || now &- lastCheckpoint >= Self.checkpointInterval else { return }
-        lastCheckpoint = now
-        checkpoint(downloadTask)
+        // The resume state goes to disk after the bytes it names (see CheckpointClock).
+        if checkpoints.bytesArrived(now: DispatchTime.now().uptimeNanoseconds) { checkpoint(downloadTask) }
     }
 
     /// Writes the task's resume state beside the output; nothing once the download has ended.

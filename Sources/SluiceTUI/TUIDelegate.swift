@@ -19,9 +19,6 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     static let keepLimit = 32 << 20
     /// ...and all of them together at most this many (see docs/decisions.md: past either, `d` saves the rest).
     let keepTotalLimit: Int
-    /// A download's resume state goes to disk at least this often while bytes arrive.
-    static let checkpointInterval: UInt64 = 1_000_000_000
-
     private struct State {
         var rows: [Int: ManagedTask] = [:]
         /// Engine task id to row id: a row keeps its id across conversions, retries and restarts.
@@ -339,13 +336,14 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         let (companions, startSweep) = state.withLock { s -> (DownloadCompanions?, Bool) in
             let id = s.row(of: task)
             guard let managed = s.rows[id], let companions = managed.companions, managed.task === task else { return (nil, false) }
-            if force || (managed.lastCheckpoint != 0 && now &- managed.lastCheckpoint >= Self.checkpointInterval) {
-                s.rows[id]?.lastCheckpoint = now
+            if force {
+                s.rows[id]?.checkpoints.taken(now: now)
+            }
+            if force || s.rows[id]?.checkpoints.bytesArrived(now: now) == true {
                 s.rows[id]?.hasCheckpoint = true
                 s.due.remove(id)
                 return (companions, false)
             }
-            if managed.lastCheckpoint == 0 { s.rows[id]?.lastCheckpoint = now }
             s.due.insert(id)
             defer { s.sweeping = true }
             return (nil, !s.sweeping)
@@ -362,7 +360,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     }
 
     private func scheduleSweep() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(Self.checkpointInterval))) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(CheckpointClock.interval))) { [weak self] in
             self?.sweep()
         }
     }
@@ -377,7 +375,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                     s.due.remove(id)
                     continue
                 }
-                if now &- managed.lastCheckpoint >= Self.checkpointInterval { ready.append(task) }
+                if managed.checkpoints.isDue(now: now) { ready.append(task) }
             }
             s.sweeping = !s.due.isEmpty
             return (ready, s.sweeping)
@@ -570,7 +568,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         let starts = state.withLock { s -> Bool? in
             guard !s.stopping, s.rows[id] != nil else { return nil }  // quit or forgotten while the task was made
             s.rows[id]?.task = next
-            s.rows[id]?.lastCheckpoint = 0
+            s.rows[id]?.checkpoints.restart()
             s.rows[id]?.createsPartial = false  // this attempt makes it; a later one continues or empties it
             s.rowOfTask[next.taskIdentifier] = id
             if managed.companions != nil { s.downloadRows[managed.request.url] = id }
@@ -669,8 +667,8 @@ struct ManagedTask: Sendable {
     var kind: TaskKind = .data
     /// For downloads the app placed itself (`-d`, or added as a download): the file and its companions.
     var companions: DownloadCompanions?
-    /// When the resume state was last written (delegate queue only).
-    var lastCheckpoint: UInt64 = 0
+    /// When its resume state goes to disk (delegate queue only).
+    var checkpoints = CheckpointClock(waitsAfterFirstBytes: true)
     /// A checkpoint of this download is on disk (written here, or left by an earlier run): remove it at the end.
     var hasCheckpoint = false
     /// Its own receive limit, kept for its next attempts.
