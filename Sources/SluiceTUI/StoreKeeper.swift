@@ -213,6 +213,31 @@ final class StoreKeeper: Sendable {
         store.remove(id: Int64(id))
     }
 
+    /// Quitting cancels these rows' tasks (data tasks: nothing to continue): stored as the next start would end
+    /// them, now. They stayed `running` in the store until then, so `sluice history` in between listed tasks
+    /// running that no process ran (found by a tester).
+    func interrupt(_ ids: [Int]) {
+        guard !ids.isEmpty else { return }
+        let writes = state.withLock { s -> [StoredTask] in
+            guard !s.stopped else { return [] }
+            let clock = Self.wallClock()
+            return ids.compactMap { id -> StoredTask? in
+                guard var record = s.records[id], !record.state.isFinished else { return nil }
+                record.state = .cancelled
+                record.outcome = Self.interruptedOutcome
+                record.resumeData = nil
+                if record.endedAt == nil { record.endedAt = clock }
+                s.records[id] = record
+                s.deferred.remove(id)
+                return record
+            }
+        }
+        if !writes.isEmpty { store.update(writes) }
+    }
+
+    /// How a task the quit cancelled ended, in the store.
+    static let interruptedOutcome = "interrupted"
+
     /// Quitting: what the rows show from here on (cancelled by the quit) is not what they are. The ids reserved
     /// and not given to a row go back, so that the next run numbers on from this one's last.
     func stop() {

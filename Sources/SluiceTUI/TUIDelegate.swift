@@ -250,10 +250,11 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         state.withLock { $0.rows.values.allSatisfy { $0.task.state == .completed && $0.endHandled == ObjectIdentifier($0.task) } }
     }
 
-    /// The tasks not completed yet, and whether each is a download (keeps its file and checkpoint on a quit).
-    var unfinishedTasks: [(task: SessionTask, keepsFile: Bool)] {
+    /// The tasks not completed yet, their rows, and whether each is a download (keeps its file and checkpoint on a
+    /// quit).
+    var unfinishedTasks: [(row: Int, task: SessionTask, keepsFile: Bool)] {
         state.withLock { s in
-            s.rows.values.compactMap { $0.task.state == .completed ? nil : ($0.task, $0.companions != nil) }
+            s.rows.values.compactMap { $0.task.state == .completed ? nil : ($0.row, $0.task, $0.companions != nil) }
         }
     }
 

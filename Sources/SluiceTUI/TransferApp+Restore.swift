@@ -62,7 +62,7 @@ extension TransferApp {
                 var ended = row
                 ended.outcome = .cancelled
                 ended.note = "interrupted when sluice stopped; add it again to fetch it"
-                end(ended, facts: facts, record: record, state: .cancelled, outcome: "interrupted")
+                end(ended, facts: facts, record: record, state: .cancelled, outcome: StoreKeeper.interruptedOutcome)
                 continue
             }
             var live = row

@@ -251,9 +251,11 @@ public final class TransferApp: Sendable {
     /// Stops everything still running (on quit): downloads keep their partial files and checkpoints, to be resumed
     /// by the same command or the next start; data tasks are cancelled.
     public func cancelAll() {
+        let unfinished = delegate.unfinishedTasks
+        keeper?.interrupt(unfinished.filter { !$0.keepsFile }.map(\.row))
         keeper?.stop()
         delegate.stopStarting()
-        for (task, keepsFile) in delegate.unfinishedTasks {  // outside the lock: stopping calls into the session
+        for (_, task, keepsFile) in unfinished {  // outside the lock: stopping calls into the session
             if keepsFile {
                 task.stopKeepingResumeData()
             } else {

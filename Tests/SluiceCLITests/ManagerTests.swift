@@ -331,6 +331,46 @@ import Testing
         #expect(stored.state == .completed && stored.url == fresh, "\(stored.state) \(stored.url)")
     }
 
+    /// A quit cancels the data tasks still running: the store says so at once, as the next start would have (found
+    /// by a tester: `sluice history` between the runs listed them running, no process running them). A download
+    /// stopped by the same quit stays unfinished, for the next start to resume.
+    @Test func aQuitStoresTheDataTasksItCancelledAsInterrupted() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        let state = try Scratch()
+        defer { dir.remove(); state.remove() }
+        let store = try TaskStore(directory: state.path)
+        let gate = "quit-\(UInt32.random(in: 0...UInt32.max))"  // never opened: both stall after their first chunk
+        let app = TransferApp(outputDirectory: dir.path, store: store)
+        guard case .success(let data) = app.add(server.url("/drip?bytes=4096&chunk=512&interval=10&gate=\(gate)").absoluteString, kind: .data),
+              case .success(let download) = app.add(server.url("/drip?bytes=4096&chunk=512&interval=10&gate=\(gate)&d=1").absoluteString,
+                                                    kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        let stop = StopFlag()
+        let run = Task { await offThePool { app.runPlain(stop: stop) { _ in } } }
+        // Until both are stored running (the keeper writes a running row at its next pass).
+        let deadline = DispatchTime.now().uptimeNanoseconds + 20_000_000_000
+        func running() throws -> Bool {
+            let rows = try store.all()
+            return [data, download].allSatisfy { id in rows.contains { $0.id == Int64(id) && $0.state == .running } }
+        }
+        while try !running(), DispatchTime.now().uptimeNanoseconds < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try running())
+        stop.set()
+        _ = await run.value
+        await offThePool {
+            app.waitUntilStopped(seconds: 10)
+            app.session.invalidateAndCancel()
+        }
+        let rows = try store.all()
+        let stored = try #require(rows.first { $0.id == Int64(data) })
+        #expect(stored.state == .cancelled && stored.outcome == "interrupted" && stored.endedAt != nil,
+                "\(stored.state) \(stored.outcome ?? "-")")
+        #expect(rows.first { $0.id == Int64(download) }?.state.isFinished == false)
+    }
+
     /// Found in review: removing an earlier run's failed row whose name another URL's download took since deleted
     /// (X) or claimed (x) that download's files. They are its own only while its checkpoint names its URL.
     @Test func removingAnEarlierFailedRowLeavesAnotherDownloadsFilesAlone() throws {
