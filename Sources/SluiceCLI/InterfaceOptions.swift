@@ -91,10 +91,16 @@ struct InterfaceOptions: ParsableArguments {
             // Downloads write their last checkpoints (those on disk are at most a second old): a quit waits for them
             // a little, a signal hardly at all, so that Ctrl-C ends the program at once.
             app.waitUntilStopped(seconds: signalled ? 2 : 10, unless: giveUp)
-            // A hook the last task started finishes (within its timeout), unless the user will not wait for it.
-            if !signalled && !app.waitForHooks(unless: giveUp, announce: { timeout in
+            // A hook the last task started finishes (within its timeout), unless the user will not wait for it. A
+            // Ctrl-C or SIGTERM stops the hooks still running with the rest (one was left running on its own, past
+            // its timeout); a closed terminal lets them finish.
+            if signalled {
+                if insisted.isSet { app.stopHooks() }
+            } else if !app.waitForHooks(unless: giveUp, announce: { timeout in
                 StandardStreams.error("sluice: waiting for a hook to end (at most \(WaitText.of(timeout)); Ctrl-C stops it)\n")
-            }) { app.stopHooks() }
+            }) {
+                app.stopHooks()
+            }
         }
         app.session.invalidateAndCancel()
         if let signal = interrupted {
