@@ -25,7 +25,7 @@ public enum InterfaceLoop {
         defer { KeptUntilExit.keep((model, flows), in: .screen) }
         var ui = start
         ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
-        var lastDraw: UInt64 = 0
+        var pacing = FramePacing()
         var dirty = true
         var wasActive = false
         // What a `!` command did and how a refresh went, told later from other threads.
@@ -67,7 +67,7 @@ public enum InterfaceLoop {
                 dirty = true
                 // The moment the last transfer ends is shown at once, not at the next frame.
                 let active = model.runningCount > 0
-                if wasActive && !active { lastDraw = 0 }
+                if wasActive && !active { pacing.expedite() }
                 wasActive = active
             }
             // The model says first (a field per row); the driver's look at every task is made only when it agrees.
@@ -103,18 +103,17 @@ public enum InterfaceLoop {
                     }
                 }
                 dirty = true
-                lastDraw = 0  // a key is answered at once
+                pacing.expedite()  // a key is answered at once
             }
             // A few frames a second while bytes flow; every event before then is folded into the model.
-            if now &- lastDraw >= 200_000_000 {
+            if pacing.tick(now: now) {
                 model.apply(.tick(now))
                 if let id = model.selectedID, let ranges = driver.segments(of: id) { model.apply(.segments(id: id, ranges)) }
                 dirty = true
             }
-            if dirty && now &- lastDraw >= 100_000_000 {
+            if pacing.draw(now: now, changed: dirty) {
                 let size = screen.size
                 screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: flows))
-                lastDraw = now
                 dirty = false
             }
         }
