@@ -103,9 +103,12 @@ struct OpenCommand: ParsableCommand {
         // Off a terminal the history is not printed again, and not read: unfinished downloads still resume, and the
         // URLs given are looked up in case an earlier run saved them here.
         let givenURLs = download ? urls.map(\.absoluteString) : []
-        let (store, stored) = Self.openStore(fresh: fresh, history: interactive, given: givenURLs)
+        let (store, stored, storeNotice) = Self.openStore(fresh: fresh, history: interactive, given: givenURLs)
         let records = interactive ? stored : stored.filter { !$0.state.isFinished }
-        if texts.isEmpty && records.isEmpty && !interactive { throw CleanExit.helpRequest(self) }
+        if texts.isEmpty && records.isEmpty && !interactive {
+            if let storeNotice { StandardStreams.error("sluice: \(storeNotice)\n") }
+            throw CleanExit.helpRequest(self)
+        }
         let (directory, theme, useColor) = try interface.prepare(interactive: interactive)
         let elsewhere = texts.isEmpty ? [] : Self.unfinished(records, outside: directory)
         let restored = elsewhere.isEmpty ? records : records.filter { !elsewhere.contains($0.id) }
@@ -145,10 +148,12 @@ struct OpenCommand: ParsableCommand {
                 }
             }
         }
-        let notice = Self.notice(repeats: repeats, alreadySaved: alreadySaved, heldElsewhere: app.heldElsewhereAtRestore,
-                                 otherDirectories: elsewhere.count)
+        // The store's trouble first: on a terminal it was printed before the screen took over, and seen only after
+        // the quit (found by a tester).
+        let notice = [storeNotice, Self.notice(repeats: repeats, alreadySaved: alreadySaved, heldElsewhere: app.heldElsewhereAtRestore,
+                                               otherDirectories: elsewhere.count)].compactMap { $0 }.joined(separator: "; ")
         try interface.run(app, theme: theme, useColor: useColor, interactive: interactive, exitWhenDone: exitWhenDone,
-                          taskCommand: config.taskCommand.value, notice: notice)
+                          taskCommand: config.taskCommand.value, notice: notice.isEmpty ? nil : notice)
     }
 
     /// The unfinished downloads of `records` saved outside `directory`. A command given URLs leaves them as they are
@@ -208,16 +213,15 @@ struct OpenCommand: ParsableCommand {
     }
 
     /// The durable store and what it holds (the whole `history`, or only what a run off a terminal needs: see
-    /// `TaskStore.unfinished(orDownloadsOf:)`); without a usable one the UI still runs, with a warning and no history.
-    static func openStore(fresh: Bool, history: Bool = true, given: [String] = []) -> (TaskStore?, [StoredTask]) {
+    /// `TaskStore.unfinished(orDownloadsOf:)`), and what to tell of it; without a usable one the UI still runs,
+    /// with that warning and no history.
+    static func openStore(fresh: Bool, history: Bool = true, given: [String] = []) -> (TaskStore?, [StoredTask], String?) {
         let directory = TaskStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
         do {
             let store = try TaskStore(directory: directory)
-            if let notice = store.notice { StandardStreams.error("sluice: \(notice)\n") }
-            return (store, fresh ? [] : history ? try store.all() : try store.unfinished(orDownloadsOf: given))
+            return (store, fresh ? [] : history ? try store.all() : try store.unfinished(orDownloadsOf: given), store.notice)
         } catch {
-            StandardStreams.error("sluice: the task store in \(Sanitized.text(directory)) cannot be used (\(Sanitized.text(String(describing: error)))); nothing is kept this time\n")
-            return (nil, [])
+            return (nil, [], "the task store in \(Sanitized.text(directory)) cannot be used (\(Sanitized.text(String(describing: error)))); nothing is kept this time")
         }
     }
 }

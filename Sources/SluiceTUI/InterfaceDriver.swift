@@ -36,9 +36,24 @@ public protocol InterfaceDriver: AnyObject {
     /// Calls `tell` (from another thread) with the answer to an intent that comes after `perform` returned (a
     /// refresh, once the new URL has been checked): the message line shows it. A later call replaces the earlier.
     func onAnswer(_ tell: @escaping @Sendable (String) -> Void)
+    /// Why the task store cannot be written now (it is tried again), else nil.
+    var storeTrouble: String? { get }
 }
 
 extension InterfaceDriver {
     /// For a driver that never ends its tasks by itself (a daemon's stay the daemon's): never called.
     public func onIdle(_ wake: @escaping @Sendable () -> Void) {}
+    /// For a driver whose store is another process's (the daemon's, which says so itself).
+    public var storeTrouble: String? { nil }
+}
+
+/// What the message line says when the task store's writes start or stop failing; nil when that did not change.
+/// A store that cannot be written (a full disk) was told of only at the quit, when a kill -9 had already lost the
+/// list (found by a tester).
+public enum StoreTrouble {
+    public static func message(was: String?, now: String?) -> String? {
+        guard was != now else { return nil }
+        guard let now else { return "the task store is written again" }
+        return "the task store cannot be written (\(now)): a crash now loses the list's changes"
+    }
 }

@@ -26,6 +26,7 @@ public enum InterfaceLoop {
         var ui = start
         ui.asciiArt = theme.name == "mono" || !TerminalLocale.isUTF8(ProcessInfo.processInfo.environment)
         var pacing = FramePacing()
+        var storeTrouble: String?  // as last told
         var dirty = true
         var wasActive = false
         // What a `!` command did and how a refresh went, told later from other threads.
@@ -108,6 +109,9 @@ public enum InterfaceLoop {
             // A few frames a second while bytes flow; every event before then is folded into the model.
             if pacing.tick(now: now) {
                 model.apply(.tick(now))
+                let trouble = driver.storeTrouble
+                if let said = StoreTrouble.message(was: storeTrouble, now: trouble) { ui.message = said }
+                storeTrouble = trouble
                 if let id = model.selectedID, let ranges = driver.segments(of: id) { model.apply(.segments(id: id, ranges)) }
                 dirty = true
             }

@@ -67,5 +67,7 @@ extension TransferApp: InterfaceDriver {
 
     public var ended: String? { nil }
 
+    public var storeTrouble: String? { keeper?.store.writeError.map(Sanitized.text) }
+
     public var isDone: Bool { allCompleted && !delegate.hasRetriesInHand && inbox.isEmpty }
 }
