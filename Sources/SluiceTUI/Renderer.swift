@@ -83,25 +83,36 @@ public enum Renderer {
             // Only suspended or queued tasks left: nothing is running, and a suspended download stays so next time.
             let running = model.counts.active > 0
             let lead = running ? "Transfers are still running." : "Tasks are suspended or waiting their turn."
-            return StyledLine(ui.quitKeepsDownloads
-                ? lead + (running ? " Quit? Downloads resume next time" : " Quit? Downloads are kept for next time") + ", data tasks are cancelled. (y/n)"
-                : lead + " Quit and cancel them? (y/n)", .prompt)
+            return confirm(ui.quitKeepsDownloads
+                ? lead + (running ? " Quit? Downloads resume next time" : " Quit? Downloads are kept for next time") + ", data tasks are cancelled."
+                : lead + " Quit and cancel them?", width: width)
         case .confirmPurge(let id, let path):
             let what = path.map { "delete " + Sanitized.text($0) } ?? "delete what it left (no saved file)"
-            return StyledLine("Remove #\(id) and \(what)? (y/n)", .prompt)
+            return confirm("Remove #\(id) and \(what)?", width: width)
         case .confirmCancel(let id):
             let bytes = model.row(id).map { ByteCountText.format($0.bytes) } ?? "the bytes"
-            return StyledLine("Cancel #\(id) and delete the \(bytes) it has downloaded? (y/n; s suspends it instead)", .prompt)
+            return confirm("Cancel #\(id) and delete the \(bytes) it has downloaded?", answers: "(y/n; s suspends it instead)",
+                           short: "(y/n/s)", width: width)
         case .confirmClearEnded(let count):
-            return StyledLine("Remove the \(count) task\(count == 1 ? "" : "s") that ended from the list and the history? Files stay. (y/n)", .prompt)
+            return confirm("Remove the \(count) task\(count == 1 ? "" : "s") that ended from the list and the history? Files stay.", width: width)
         case .confirmStopDaemon:
-            return StyledLine("Stop the daemon? Its downloads keep their bytes and resume when it starts again; data tasks are cancelled. (y/n)",
-                              .prompt)
+            return confirm("Stop the daemon? Its downloads keep their bytes and resume when it starts again; data tasks are cancelled.",
+                           width: width)
         case .help:
             return keyBar(Action.helpBar, width: width)
         case .normal:
             return keyBar(Action.keyBar, width: width)
         }
+    }
+
+    /// A question and the keys that answer it: a line too narrow cuts the question, never the answers (a 20-column
+    /// terminal showed "Transfers are still…" and no "(y/n)"; found by a tester).
+    private static func confirm(_ question: String, answers long: String = "(y/n)", short: String = "(y/n)",
+                                width: Int) -> StyledLine {
+        let answers = TextWidth.of(long) + 8 <= width ? long : short
+        let room = width - TextWidth.of(answers) - 1
+        let shown = room >= 2 ? TextWidth.truncate(question, to: room) : ""
+        return StyledLine(shown.isEmpty ? answers : shown + " " + answers, .prompt)
     }
 
     /// The actions whose key and word fit whole; help and quit are kept first, so a narrow terminal still says

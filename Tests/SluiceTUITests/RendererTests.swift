@@ -313,6 +313,21 @@ func fixture(_ name: String) -> String? {
         #expect(render(80, 24, ui: ui).last?.text.contains("(y/n)") == true)
     }
 
+    /// On the smallest screen the question is cut, not its answers (found by a tester: "Transfers are still…").
+    @Test func aNarrowScreenKeepsTheAnswersOfEveryQuestion() {
+        var ui = UIState()
+        for (mode, answers) in [(UIState.Mode.confirmQuit, "(y/n)"), (.confirmCancel(1), "(y/n"),
+                                (.confirmPurge(1, "/tmp/a/long/path/file.iso"), "(y/n)"), (.confirmClearEnded(3), "(y/n)"),
+                                (.confirmStopDaemon, "(y/n)")] {
+            ui.mode = mode
+            for width in [Renderer.minimumWidth, 40] {
+                let line = render(width, Renderer.minimumHeight, ui: ui).last?.text ?? ""
+                let shown = line.trimmingCharacters(in: .whitespaces)
+                #expect(shown.contains(answers) && shown.hasSuffix(")"), "\(mode) at \(width): \(line)")
+            }
+        }
+    }
+
     @Test func theDetailPaneShowsHeadersAndTheTimeline() {
         var m = sampleModel()
         m.select(1)
