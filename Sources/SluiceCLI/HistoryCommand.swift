@@ -68,7 +68,9 @@ struct HistoryCommand: ParsableCommand {
         } catch {
             throw CLIFailure(code: 1, message: Sanitized.text("\(error)"))
         }
-        let notes = store.notice.map { [Sanitized.text($0)] } ?? []
+        var notes = store.notice.map { [Sanitized.text($0)] } ?? []
+        // A search that finds nothing says so (it printed nothing at all, like a broken command; found by a tester).
+        if tasks.isEmpty, !json, let text, !text.isEmpty { notes.append("no task's URL or saved path contains \(Sanitized.text(text))") }
         return (json ? tasks.map(HistoryLine.json) : HistoryLine.table(tasks), notes)
     }
 }

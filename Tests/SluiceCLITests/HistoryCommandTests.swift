@@ -53,6 +53,18 @@ import Testing
         #expect(widths.count == 1, "the URL column is aligned:\n\(lines.joined(separator: "\n"))")
     }
 
+    /// A search that finds nothing says so on standard error; JSON lines stay silent (found by a tester: nothing at
+    /// all was printed).
+    @Test func aSearchThatFindsNothingSaysSo() throws {
+        let (dir, environment, ids) = try makeHistory()
+        defer { dir.remove() }
+        let found = try history(["DEBIAN"], environment)
+        #expect(found.lines.count == 1 && found.lines[0].hasPrefix("\(ids[0]) ") && found.notes.isEmpty, "\(found)")
+        let none = try history(["nowhere"], environment)
+        #expect(none.lines.isEmpty && none.notes == ["no task's URL or saved path contains nowhere"])
+        #expect(try history(["--json", "nowhere"], environment).notes.isEmpty)
+    }
+
     /// A download the store saw running is "running" only while some process writes its partial file (holds its
     /// lock); after a quit or a crash it is "stopped". Before, `history` said "running" for a download nobody ran.
     @Test func aRunningDownloadIsRunningOnlyWhileItsPartialFileIsWritten() throws {
