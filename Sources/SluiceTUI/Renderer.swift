@@ -56,7 +56,8 @@ public enum Renderer {
             if let eta = list.eta { text += " · all in " + Format.duration(eta) }
         }
         if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
-        if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) }
+        // How many the filter shows: the count above is the whole list's (found by a tester).
+        if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) + " (\(model.visibleRows.count) shown)" }
         var spans = [Span(text, .title)]
         if let message = ui.message { spans.append(Span("  " + Sanitized.text(message), .message)) }
         return StyledLine(spans)

@@ -313,6 +313,17 @@ func fixture(_ name: String) -> String? {
         #expect(render(80, 24, ui: ui).last?.text.contains("(y/n)") == true)
     }
 
+    /// The title counts the whole list, and a filter says how many rows it shows (found by a tester).
+    @Test func aFilterSaysHowManyRowsItShows() {
+        var m = sampleModel()
+        let all = m.rows.count
+        m.filter = m.rows[0].name
+        let shown = m.visibleRows.count
+        #expect(shown >= 1 && shown < all)
+        let title = render(200, 30, model: m).first?.text ?? ""
+        #expect(title.contains("\(all) tasks") && title.contains("filter: \(m.rows[0].name) (\(shown) shown)"), "\(title)")
+    }
+
     /// On the smallest screen the question is cut, not its answers (found by a tester: "Transfers are still…").
     @Test func aNarrowScreenKeepsTheAnswersOfEveryQuestion() {
         var ui = UIState()
