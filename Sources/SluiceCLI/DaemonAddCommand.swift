@@ -56,7 +56,7 @@ struct DaemonAddCommand: ParsableCommand {
         // Only output-dir, split and the host rules' headers apply: the daemon's session-wide settings are its own.
         let config = try configFile.load()
         var urls = ArgumentRuns.current.unfold(self.urls)
-        let paste = try curlPaste.read()
+        let paste = try curlPaste.read(typedGet: requestOptions.get)
         if var paste {
             if let unused = paste.limits.unused {
                 StandardStreams.warning("--curl: the paste's \(unused): not used (the daemon's session sets its own timeouts, redirects and retries)")

@@ -113,7 +113,7 @@ struct GetCommand: ParsableCommand {
         // Read first and whole, so that a broken file stops before any transfer; the flags given win.
         let config = try configFile.load()
         // A paste counts as typed: its flags go in before the file's defaults fill what is left.
-        let paste = try curlPaste.read()
+        let paste = try curlPaste.read(typedGet: requestOptions.get)
         if let paste { take(paste) }
         config.applyDefaults(to: &self)
         try SluiceConfig.$inForce.withValue(config) { try runWithConfig(paste: paste) }

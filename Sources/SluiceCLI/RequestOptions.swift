@@ -166,7 +166,7 @@ struct RequestOptions: ParsableArguments {
             }
             let joined = Data(parts.joined(separator: Data("&".utf8)))
             if get {
-                guard joined.allSatisfy(Self.isQueryByte) else {
+                guard joined.allSatisfy(URLQueryText.isQueryByte) else {
                     throw CLIFailure(code: 2, message: "-G: the data is not a URL query as it stands (a space, a quote...); give it with --data-urlencode")
                 }
                 prepared.query = String(decoding: joined, as: UTF8.self)
@@ -241,16 +241,6 @@ struct RequestOptions: ParsableArguments {
         }
         prepared.configuration = configuration
         return prepared
-    }
-
-    /// What RFC 3986 lets a query hold as it is (a `%` is taken as the start of an escape).
-    private static func isQueryByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "-._~!$&'()*+,;=:@/?%".utf8.contains(byte)
-        }
     }
 
     /// -d's argument: the text itself, or @FILE / @- read whole (curl drops CR and LF from -d @FILE, not from
@@ -351,14 +341,7 @@ struct PreparedRequest: Sendable {
 
     /// `url` with -G's data after its query (`?` or `&`, as curl), before its fragment (which libcurl never sends).
     static func url(_ url: URL, appending query: String) -> URL {
-        var text = url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        let joiner = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        return URL(string: text + joiner + query + fragment) ?? url  // the data was checked to be query bytes
+        URL(string: URLQueryText.appending(query, to: url.absoluteString)) ?? url  // the data was checked to be query bytes
     }
 
     /// The session's configuration; `base` carries what the command itself sets (timeouts, directories).

@@ -36,6 +36,8 @@ public struct CurlPaste: Sendable, Equatable {
     public var output: String?
     /// `-g`: URLs are taken as they are, with no `[1-3]` or `{a,b}` expansion.
     public var globOff = false
+    /// `-G`: the data went into each URL's query (see `parse`); the request is a GET unless `-X` says otherwise.
+    public var dataInQuery = false
     /// How long, how often and how far, as a script's curl line says (`curl -fsSL --retry 3 -m 60 URL`).
     public var limits = Limits()
     /// Flags curl has and sluice does not act on, each named once, in the order met (values are never kept: a
@@ -89,7 +91,8 @@ public struct CurlPaste: Sendable, Equatable {
     }
 
     /// Reads a pasted command. It may begin with `curl` (or a path to it) or go straight to its arguments.
-    public static func parse(_ text: String) throws(Failure) -> CurlPaste {
+    /// `dataInQuery`: a `-G` typed beside the paste, which takes its data as the paste's own `-G` would.
+    public static func parse(_ text: String, dataInQuery typedGet: Bool = false) throws(Failure) -> CurlPaste {
         let words: [[UInt8]]
         do throws(ShellWords.Failure) { words = try ShellWords.split(text) } catch { throw Failure(message: error.message) }
         var reader = ArgumentReader(words: words)
@@ -104,6 +107,16 @@ public struct CurlPaste: Sendable, Equatable {
         var paste = CurlPaste()
         try paste.read(&reader)
         guard !paste.urls.isEmpty else { throw Failure(message: "the pasted command has no URL") }
+        if typedGet { paste.dataInQuery = true }
+        if paste.dataInQuery, let body = paste.body {
+            // As curl -G: the data after each URL's query, and no body. It went as a POST's body (found by a tester).
+            guard body.allSatisfy(URLQueryText.isQueryByte) else {
+                throw Failure(message: "-G: the pasted data is not a URL query as it stands (a space, a quote...); it would go as --data-urlencode gives it")
+            }
+            let query = String(decoding: body, as: UTF8.self)
+            paste.urls = paste.urls.map { URLQueryText.appending(query, to: $0) }
+            paste.body = nil
+        }
         if paste.limits.fail && paste.limits.failWithBody {
             throw Failure(message: "the pasted command gives both -f and --fail-with-body, which curl refuses too")
         }
@@ -152,7 +165,8 @@ public struct CurlPaste: Sendable, Equatable {
             UInt8(ascii: "L"): "location", UInt8(ascii: "A"): "user-agent", UInt8(ascii: "e"): "referer",
             UInt8(ascii: "x"): "proxy", UInt8(ascii: "o"): "output", UInt8(ascii: "g"): "globoff",
             UInt8(ascii: "s"): "silent", UInt8(ascii: "S"): "show-error", UInt8(ascii: "f"): "fail",
-            UInt8(ascii: "m"): "max-time",
+            UInt8(ascii: "m"): "max-time", UInt8(ascii: "G"): "get", UInt8(ascii: "F"): "form",
+            UInt8(ascii: "T"): "upload-file", UInt8(ascii: "I"): "head",
         ]
         let flag = "-" + String(UnicodeScalar(letter))
         guard let name = names[letter] else { return note(flag) }
@@ -160,12 +174,12 @@ public struct CurlPaste: Sendable, Equatable {
     }
 
     private mutating func long(_ name: String, _ reader: inout ArgumentReader, _ bodyParts: inout [[UInt8]]) throws(Failure) {
-        let known: Set<String> = [
+        let known = Set<String>([
             "url", "request", "header", "cookie", "data", "data-raw", "data-binary", "data-ascii", "data-urlencode",
             "user", "insecure", "compressed", "location", "user-agent", "referer", "http1.1", "http2", "proxy",
             "output", "globoff", "silent", "show-error", "fail", "fail-with-body", "max-time", "connect-timeout",
-            "max-redirs", "retry", "retry-delay", "retry-max-time", "retry-connrefused", "retry-all-errors",
-        ]
+            "max-redirs", "retry", "retry-delay", "retry-max-time", "retry-connrefused", "retry-all-errors", "get",
+        ]).union(Self.refused)
         let takesValue = CurlFlags.longWithValue.contains(name)
         var value: [UInt8] = []
         if takesValue {
@@ -218,9 +232,16 @@ public struct CurlPaste: Sendable, Equatable {
         case "retry-max-time": limits.retryMaxTime = try Self.seconds(flag, text)
         case "retry-connrefused": limits.retryConnectionRefused = true
         case "retry-all-errors": limits.retryAllErrors = true
+        case "get": dataInQuery = true
+        case _ where Self.refused.contains(name):
+            throw Failure(message: "the pasted command's \(flag) makes another request than sluice would send from a paste (its method or body); type it with sluice's own flags (get --json, get -d, put FILE URL, get -I)")
         default: note(flag)
         }
     }
+
+    /// Flags that change the request's method or body in a way a paste does not carry: refused, not ignored with a
+    /// warning, which sent a GET for a form or a JSON post and exited 0 (found by a tester).
+    static let refused: Set<String> = ["json", "form", "form-string", "upload-file", "head"]
 
     /// A number of seconds as curl reads one (a decimal point allowed); what it may be is the command's check.
     private static func seconds(_ flag: String, _ text: String) throws(Failure) -> Double {

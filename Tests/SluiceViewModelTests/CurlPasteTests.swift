@@ -69,12 +69,29 @@ import Testing
         #expect(try CurlPaste.parse("/usr/bin/curl -kLo f http://h/").output == "f")
     }
 
+    /// `-G` sends the data as each URL's query, with GET, as curl does (it went as a POST's body), typed beside the
+    /// paste too; flags that make another method or body than a paste carries are refused, not ignored (a form or a
+    /// JSON post went as a GET and exited 0). Found by a tester.
+    @Test func dataGoesIntoTheQueryWithGAndOtherBodiesAreRefused() throws {
+        let get = try CurlPaste.parse("curl -G -d a=1 --data-urlencode 'q=x y' 'http://h/s?k=v#top' http://h/t")
+        #expect(get.urls == ["http://h/s?k=v&a=1&q=x+y#top", "http://h/t?a=1&q=x+y"])
+        #expect(get.body == nil && get.effectiveMethod == "GET")
+        #expect(try CurlPaste.parse("curl --get -d a=1 http://h/").urls == ["http://h/?a=1"])
+        #expect(try CurlPaste.parse("curl -d a=1 http://h/", dataInQuery: true).urls == ["http://h/?a=1"], "a -G typed beside it")
+        #expect(try CurlPaste.parse("curl -d a=1 http://h/").effectiveMethod == "POST")
+        #expect(refusal("curl -G --data-raw 'a b' http://h/")?.hasPrefix("-G: the pasted data is not a URL query") == true)
+        for flag in ["--json '{\"a\":1}'", "-F a=b", "--form a=b", "--form-string a=b", "-T /etc/hostname", "--upload-file x", "-I", "--head", "-sI"] {
+            let message = refusal("curl \(flag) http://h/")
+            #expect(message?.contains("makes another request than sluice would send from a paste") == true, "\(flag): \(message ?? "taken")")
+        }
+    }
+
     @Test func unknownFlagsAreNamedOnceWithoutTheirValues() throws {
-        let paste = try CurlPaste.parse("curl --speed-time 5 -y 30 http://h/ --oauth2-bearer SECRET -Z -Z -vI --tlsv1.3")
+        let paste = try CurlPaste.parse("curl --speed-time 5 -y 30 http://h/ --oauth2-bearer SECRET -Z -Z -vs --tlsv1.3")
         #expect(paste.urls == ["http://h/"], "a flag's value is not taken for a URL")
-        #expect(paste.ignoredFlags == ["--speed-time", "-y", "--oauth2-bearer", "-Z", "-v", "-I", "--tlsv1.3"])
+        #expect(paste.ignoredFlags == ["--speed-time", "-y", "--oauth2-bearer", "-Z", "-v", "--tlsv1.3"])
         let warning = try #require(paste.warning)
-        #expect(warning == "the pasted command's --speed-time, -y, --oauth2-bearer, -Z, -v, -I, --tlsv1.3 are not taken from a paste and are ignored")
+        #expect(warning == "the pasted command's --speed-time, -y, --oauth2-bearer, -Z, -v, --tlsv1.3 are not taken from a paste and are ignored")
         #expect(!warning.contains("SECRET"))
         #expect(try CurlPaste.parse("curl -Z http://h/").warning == "the pasted command's -Z is not taken from a paste and is ignored")
     }
