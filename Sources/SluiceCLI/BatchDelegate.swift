@@ -45,6 +45,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// -I: each response's head goes out in the body's place, in order; set before `run`. `protocols`: by task,
     /// the last request's protocol for the status line.
     var printsHead = false
+    /// -o /dev/null: no body goes out, -w's lines still do, in order; set before `run`.
+    var discardsBodies = false
     @exclusivity(unchecked) private var protocols: [Int: String] = [:]
     /// -w: each URL's text after its body (in order on standard output), or as each file is saved; set before
     /// `run`. `saved`: by task, where its file went.
@@ -143,7 +145,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     // MARK: Data to standard output, in order
 
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        guard !printsHead, let position = indexOf[dataTask.taskIdentifier], !retries.withholds(dataTask.taskIdentifier) else { return }
+        guard !printsHead, !discardsBodies, let position = indexOf[dataTask.taskIdentifier],
+              !retries.withholds(dataTask.taskIdentifier) else { return }
         emit(data, at: position)
     }
 

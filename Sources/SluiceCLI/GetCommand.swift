@@ -215,10 +215,13 @@ struct GetCommand: ParsableCommand {
                                         traceStart: traceStart)
         let output = Self.output(output, in: outputDir)
         if targets.count > 1 || outputDir != nil && output == nil {
-            if output != nil { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
+            // -o /dev/null with a glob or several URLs (a status check: `-s -o /dev/null -w '%{http_code}\n' URL[1-5]`):
+            // every body goes there, as curl gives each URL of a glob the same -o; -w's lines still come in order.
+            let discards = output.map(OutputTarget.isNullDevice) ?? false
+            if output != nil && !discards { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
             let batchRetries = outputDir == nil ? retries : downloadRetries
             return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries,
-                             format: format)
+                             format: format, discardsBodies: discards)
         }
         var facts = WriteOutFacts(url: targets.texts[0], method: prepared.method)
         facts.filename = output == "-" ? nil : output
@@ -461,7 +464,7 @@ struct GetCommand: ParsableCommand {
 
     /// Several URLs, at most `jobs` at once.
     private func batch(_ targets: URLTargets, _ prepared: PreparedRequest, configuration: SessionConfiguration,
-                       monitor: TaskEventMonitor?, retries: RetryLoop, format: WriteOut?) throws {
+                       monitor: TaskEventMonitor?, retries: RetryLoop, format: WriteOut?, discardsBodies: Bool = false) throws {
         var configuration = configuration
         configuration.httpMaximumConnectionsPerHost = max(jobs ?? SluiceConfig.inForce.jobs.value, configuration.httpMaximumConnectionsPerHost)
         if let limit = SluiceConfig.inForce.sharedConnections(of: targets) { configuration.httpMaximumConnectionsPerHost = limit }
@@ -476,6 +479,7 @@ struct GetCommand: ParsableCommand {
         configuration.maximumConcurrentTasks = concurrency  // BatchDelegate keeps more resumed (see its run)
         let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
         delegate.printsHead = head
+        delegate.discardsBodies = discardsBodies
         delegate.writeOut = format
         delegate.retries = BatchRetries(loop: retries, hidesErrorBodies: fail)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)

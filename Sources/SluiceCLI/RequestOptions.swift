@@ -367,6 +367,8 @@ struct PreparedRequest: Sendable {
     /// Writes the cookie jar (-c FILE), if one was asked for; a failure is said on stderr, as curl does.
     func saveCookieJar() {
         guard let cookieJar else { return }
+        // `-c -`: the jar on standard output, as curl writes it (a file named "-" was made; found by a tester).
+        if cookieJar == "-" { return StandardStreams.output(cookieStore.exportNetscape()) }
         do throws(TransferError) { try cookieStore.save(to: cookieJar) } catch {
             StandardStreams.error("sluice: \(Sanitized.text(error.message))\n")
         }

@@ -53,7 +53,13 @@ public struct SluiceCommand: ParsableCommand {
             try command.run()
             Glibc.exit(0)
         } catch let failure as CLIFailure {
-            StandardStreams.error("sluice: \(failure.message)\n")
+            // A usage error is printed under -s too, as curl's are: the exit status alone does not say what to fix
+            // (found by a tester: `get -s --limit-rate abc URL` printed nothing).
+            if failure.code == 2 {
+                StandardStreams.errorAsked("sluice: \(failure.message)\n")
+            } else {
+                StandardStreams.error("sluice: \(failure.message)\n")
+            }
             Glibc.exit(failure.code)
         } catch {
             // A usage error exits 2, as curl's and wget's do, whether ArgumentParser found it (its own code is 64,

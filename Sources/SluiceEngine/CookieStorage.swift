@@ -122,7 +122,7 @@ public final class CookieStorage: Sendable {
             guard f.count >= 7, let expiry = Double(f[4]) else { continue }
             let includeSubdomains = f[1].uppercased() == "TRUE"
             setCookie(Cookie(name: f[5], value: f[6...].joined(separator: "\t"), domain: f[0], hostOnly: !includeSubdomains,
-                             path: f[2], expires: expiry == 0 ? nil : expiry, secure: f[3].uppercased() == "TRUE",
+                             path: Self.jarPath(f[2]), expires: expiry == 0 ? nil : expiry, secure: f[3].uppercased() == "TRUE",
                              httpOnly: httpOnly))
             count += 1
         }
@@ -141,6 +141,13 @@ public final class CookieStorage: Sendable {
         return text
     }
 
+    /// A jar's path as curl reads it back: without a trailing `/` (but `/` itself). curl writes a cookie set by
+    /// /cookies/set with the path `/cookies/` and sends it to /cookies too; read as written, it went only below
+    /// /cookies/ (found by a tester).
+    static func jarPath(_ path: String) -> String {
+        path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+
     /// Reads a cookie file; a missing file is no cookies, as for curl's `-b FILE`.
     public func load(from path: String) throws(TransferError) {
         switch WholeFile.read(path) {
@@ -151,15 +158,33 @@ public final class CookieStorage: Sendable {
         }
     }
 
-    /// Writes the cookie file atomically (a temporary file renamed over it), readable by its owner only.
-    /// The message says why (a directory named, a missing folder, no permission).
+    /// Writes the cookie file atomically (a temporary file renamed over it), readable by its owner only. A link is
+    /// followed and the file it names replaced, as curl writes through it; a device, pipe or socket (`-c
+    /// /dev/null`, which curl users type to keep cookies for one command) is written into, never replaced: as root,
+    /// the rename put a regular file in the place of /dev/null (found by a tester). The message says why it could
+    /// not (a directory named, a missing folder, no permission).
     public func save(to path: String) throws(TransferError) {
         func failure(_ reason: String) -> TransferError { TransferError(.cannotWriteToFile, "cannot write the cookie file \(path): \(reason)") }
         var info = stat()
         // "-c DIR/" would otherwise leave DIR/.sluice-new behind a failed rename.
         if path.hasSuffix("/") { throw failure("a name ending in / is a directory's") }
-        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { throw failure("it is a directory") }
-        let temporary = path + ".sluice-new"
+        var target = path
+        if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK {
+            guard let resolved = realpath(path, nil) else {
+                return try writeInto(path, failure)  // a link to nothing yet: the file is made where it points
+            }
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        if stat(target, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: throw failure("it is a directory")
+            case S_IFCHR, S_IFIFO, S_IFSOCK: return try writeInto(target, failure)
+            default: throw failure("it is not a regular file")
+            }
+        }
+        let temporary = target + ".sluice-new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
         let bytes = Array(exportNetscape().utf8)
@@ -167,10 +192,28 @@ public final class CookieStorage: Sendable {
         let writeError = errno
         let synced = fsync(fd) == 0
         close(fd)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+        guard written == bytes.count, synced, rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(written == bytes.count ? errno : writeError))
             unlink(temporary)
             throw failure(reason)
+        }
+    }
+
+    /// The jar written straight into `path` (a device, a pipe, a link to nothing yet), not renamed over it.
+    private func writeInto(_ path: String, _ failure: (String) -> TransferError) throws(TransferError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let bytes = Array(exportNetscape().utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + done, raw.count - done)
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw failure(String(cString: strerror(errno))) }
+            done += n
         }
     }
 

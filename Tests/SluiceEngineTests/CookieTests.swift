@@ -83,6 +83,8 @@ private let site = URL(string: "http://shop.example.com/cart/items")!
         #expect(s?.httpOnly == true && s?.secure == true && s?.hostOnly == true && s?.expires == nil)
         let long = store.cookies.first { $0.name == "long" }
         #expect(long?.hostOnly == false && long?.domain == "example.com" && long?.expires == 4_102_444_800)
+        // A/cookies/ of curl's jar is read as curl reads it: /cookies, which /cookies itself matches.
+        #expect(store.cookies.first { $0.name == "a" }?.path == "/cookies")
         let again = CookieStorage()
         #expect(again.importNetscape(store.exportNetscape()) == 3)
         #expect(Set(again.cookies) == Set(store.cookies))
@@ -139,6 +141,39 @@ private let site = URL(string: "http://shop.example.com/cart/items")!
         try loaded.load(from: path)
         #expect(loaded.cookies == store.cookies)
         try loaded.load(from: path + ".missing")  // a missing file is no cookies, as for curl -b
+    }
+
+    /// A jar named by a link is written where the link points, the link kept; a pipe (as /dev/null, which curl users
+    /// give to -c) is written into, never replaced by a file: as root the rename replaced /dev/null itself (found by
+    /// a tester). Tested on a pipe and a link of a scratch directory, never on /dev/null.
+    @Test func aLinkIsFollowedAndAPipeIsWrittenIntoNotReplaced() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jar-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = CookieStorage()
+        store.setCookie(Cookie(name: "k", value: "v", domain: "127.0.0.1"))
+        let real = directory + "/real.txt", link = directory + "/jar"
+        #expect(symlink(real, link) == 0)
+        try store.save(to: link)  // to nothing yet: the file is made where the link points
+        try store.save(to: link)  // and replaced there
+        var info = stat()
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
+        #expect(FileManager.default.contents(atPath: real) == Data(store.exportNetscape().utf8))
+
+        let pipe = directory + "/pipe"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let readEnd = open(pipe, O_RDONLY | O_NONBLOCK)  // a reader first, so that the jar's open does not wait
+        defer { close(readEnd) }
+        try store.save(to: pipe)
+        var data = Data(), buffer = [UInt8](repeating: 0, count: 4096)
+        while readEnd >= 0 {
+            let n = read(readEnd, &buffer, buffer.count)
+            guard n > 0 else { break }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        #expect(data == Data(store.exportNetscape().utf8))
+        #expect(lstat(pipe, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the pipe is still a pipe")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["jar", "pipe", "real.txt"])
     }
 
     /// `-c DIR/` or `-c DIR` is refused with the reason, and leaves no DIR/.sluice-new behind.
