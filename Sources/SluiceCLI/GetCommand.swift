@@ -244,7 +244,7 @@ struct GetCommand: ParsableCommand {
                           monitor: monitor, retries: retries, facts: &facts)
             case .file(let file):
                 try downloadRetries.run { retriesMade in
-                    try download(prepared.request(for: target), isPlainGet: prepared.isPlainGet, to: file,
+                    try download(prepared.request(for: target), to: file,
                                  configuration: configuration, monitor: monitor, retriesMade: retriesMade, facts: &facts)
                 }
             }
@@ -323,30 +323,32 @@ struct GetCommand: ParsableCommand {
 
     /// The body to a file through a download task (or a data task that becomes one), resumable.
     /// One attempt; a retry (`retriesMade` > 0) resumes from the partial file the last one kept.
-    private func download(_ request: Request, isPlainGet: Bool, to file: OutputFile, configuration: SessionConfiguration,
+    private func download(_ request: Request, to file: OutputFile, configuration: SessionConfiguration,
                           monitor: TaskEventMonitor?, retriesMade: Int = 0, facts: inout WriteOutFacts) throws {
         let target = request.url
         // Another sluice writing the same -o: its partial file, checkpoint and result are its own, even with --force.
         if PartialFileLock.isHeldElsewhere(file.partialPath, patience: 200) {
             throw CLIFailure(code: 1, message: "\(file.partialShown) is being written by another download; wait for it to end, or choose another -o")
         }
-        if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, isPlainGet: isPlainGet,
+        // A GET goes on from its partial file with the same request, its -H, -u and -b included; a POST (-d, -X) is
+        // never sent again to fetch the rest of an answer.
+        let resumable = request.method == "GET" && request.body == nil
+        if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, resumable: resumable,
                                                                        configuration: configuration) {
             return  // complete already
         }
         if file.exists && !force {
             throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
         }
-        if retriesMade > 0 && !isPlainGet {
-            file.removeResume()  // a resumed request would lose its -H, -X, -d, -u or -b (below): this retry starts over
+        if retriesMade > 0 && !resumable {
+            file.removeResume()  // a POST is not continued (below): this retry starts over
         }
         var resumeData: Data?
-        switch try file.leftOver(for: target) {
+        switch try file.leftOver(for: request.url) {
         case .none: break
-        case .sameURL where !isPlainGet, .otherURL where !isPlainGet:
-            // Resume data holds the URL only, so a resumed request would go without its -H, -X, -d, -u, --netrc or
-            // -b; refused before any probe, the checkpoint as it was.
-            throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; run it without them, or remove \(file.resumeShown) to start over")
+        case .sameURL where !resumable, .otherURL where !resumable:
+            // Refused before any probe, the checkpoint as it was.
+            throw CLIFailure(code: 1, message: "\(file.name) has a partial download to resume, and a \(Sanitized.text(request.method)) is not sent again to continue one; run it as a GET, or remove \(file.resumeShown) to start over")
         case .sameURL(let data): resumeData = data
         case .otherURL(let old): resumeData = try Self.continuation(of: old, from: request, file: file, configuration: configuration)
         }
@@ -360,7 +362,9 @@ struct GetCommand: ParsableCommand {
                               eventMonitor: notes.map { $0.monitor(then: monitor) } ?? monitor)
         let task: SessionTask
         if let resumeData, disposition == .allow {
-            task = try session.downloadTask(withResumeData: resumeData)
+            // With this command's request: resume data records the URL only, and the headers, credentials and
+            // cookies typed again go with the rest (found by a tester: "run the same command again" was refused).
+            task = try session.downloadTask(with: request, resumeData: resumeData)
         } else if disposition == .allow {
             task = session.downloadTask(with: request, partialFile: file.partialPath)
         } else {
@@ -414,7 +418,7 @@ struct GetCommand: ParsableCommand {
     /// -C -: `file` exists. When sluice has no checkpoint beside it, it is another program's half-done download, to be
     /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file
     /// that is also the partial file (a run stopped between the two names) keeps only the partial name.
-    private func continueForeign(_ file: OutputFile, request: Request, isPlainGet: Bool,
+    private func continueForeign(_ file: OutputFile, request: Request, resumable: Bool,
                                  configuration: SessionConfiguration) throws -> Bool {
         var whole = stat()
         var partial = stat()
@@ -424,8 +428,8 @@ struct GetCommand: ParsableCommand {
             return false
         }
         guard case .none = try file.leftOver(for: request.url) else { return false }
-        guard isPlainGet else {
-            throw CLIFailure(code: 1, message: "-C -: a resumed request cannot carry -H, -X, -d, -u, --netrc or -b yet; \(file.name) is left as it was")
+        guard resumable else {
+            throw CLIFailure(code: 1, message: "-C -: a \(Sanitized.text(request.method)) is not sent again to continue a file; \(file.name) is left as it was")
         }
         switch try ContinueAt.adopt(file, request: request, configuration: configuration) {
         case .complete(let size):

@@ -374,12 +374,6 @@ struct PreparedRequest: Sendable {
         }
     }
 
-    /// True when a request is a plain GET with nothing added, which is all a resumed download can repeat.
-    var isPlainGet: Bool {
-        method == "GET" && headers.isEmpty && body == nil && cookieHeader == nil
-            && { if case .none = credentials { true } else { false } }()
-    }
-
     private func credentials(for url: URL) -> (String, String)? {
         switch credentials {
         case .none: return nil
