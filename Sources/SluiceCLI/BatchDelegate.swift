@@ -20,7 +20,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private let outputDirectory: String?
     /// The downloads' partial files and checkpoints, with --output-dir.
     private let partials: BatchPartials?
-    private let sink = FileDescriptorSink.standardOutput(named: false)  // several URLs: no -o - names it
+    private let sink: FileDescriptorSink
     private let finished = DispatchSemaphore(value: 0)
     private weak var session: Session?
 
@@ -34,7 +34,27 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// By position: the URL, parsed when its first attempt starts (see URLTargets).
     @exclusivity(unchecked) private var urls: [URL?]
     @exclusivity(unchecked) private var head = 0                    // the position whose body goes to stdout now
-    @exclusivity(unchecked) private var waiting: [Int: [Data]] = [:]
+    /// By position: the body kept until its turn, and its size.
+    @exclusivity(unchecked) private var waiting: [Int: Waiting] = [:]
+    private struct Waiting {
+        var chunks: [Data] = []
+        var bytes = 0
+        /// Keeps `data`; the bytes kept now.
+        mutating func keep(_ data: Data) -> Int {
+            chunks.append(data)
+            bytes += data.count
+            return bytes
+        }
+    }
+    /// By position: the tasks suspended because more than `waitLimit` of their body waited (resumed when their turn
+    /// comes). `sluice get a.iso b.iso | consumer` kept all of b.iso in memory while a.iso went out (found by a
+    /// tester: 1 GB of resident memory).
+    @exclusivity(unchecked) private var heldBack: [Int: SessionTask] = [:]
+    /// The most bytes that waited for their turn at once, and whether a task is held back now (for tests; the
+    /// latter on the delegate queue).
+    @exclusivity(unchecked) private(set) var mostWaiting = 0
+    var isHoldingBack: Bool { !heldBack.isEmpty }
+    static let waitLimit = 8 << 20
     /// By position: the URL has completed (an array, not a set: positions are 0..<targets.count).
     @exclusivity(unchecked) private var done: [Bool]
     /// Per file name, the first `name.N` not tried yet in the output directory (see `DownloadPlacement.link`).
@@ -55,7 +75,10 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// Each URL's retries (BatchRetries.swift); delegate queue only.
     @exclusivity(unchecked) var retries = BatchRetries(loop: RetryLoop(policy: RetryPolicy(maximumRetries: 0), method: "GET"))
 
-    init(targets: URLTargets, prepared: PreparedRequest, concurrency: Int, outputDirectory: String?) {
+    /// `sink`: where the bodies go, in order (standard output; several URLs, so no -o - names it).
+    init(targets: URLTargets, prepared: PreparedRequest, concurrency: Int, outputDirectory: String?,
+         sink: FileDescriptorSink = .standardOutput(named: false)) {
+        self.sink = sink
         self.targets = targets
         self.prepared = prepared
         self.concurrency = max(1, concurrency)
@@ -147,21 +170,39 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     func urlSession(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         guard !printsHead, !discardsBodies, let position = indexOf[dataTask.taskIdentifier],
               !retries.withholds(dataTask.taskIdentifier) else { return }
-        emit(data, at: position)
+        emit(data, at: position, from: dataTask)
     }
 
     func urlSession(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         if printsHead { protocols[task.taskIdentifier] = metrics.transactions.last?.networkProtocol }
     }
 
-    /// Bytes of the URL at `position`: written now if its turn has come, else kept until it does.
-    private func emit(_ data: Data, at position: Int) {
+    /// Bytes of the URL at `position`: written now if its turn has come, else kept until it does; past `waitLimit`
+    /// kept, its `task` is suspended until then.
+    private func emit(_ data: Data, at position: Int, from task: SessionTask? = nil) {
         if position == head {
             retries.wrote(position)
             write(data)
         } else {
-            waiting[position, default: []].append(data)
+            let kept = waiting[position, default: Waiting()].keep(data)
+            waitingTotal += data.count
+            mostWaiting = max(mostWaiting, waitingTotal)
+            if kept > Self.waitLimit, let task, heldBack[position] == nil {
+                heldBack[position] = task
+                task.suspend()  // the rest comes once the bodies before it have gone out
+            }
         }
+    }
+
+    /// All the bytes in `waiting`.
+    @exclusivity(unchecked) private var waitingTotal = 0
+
+    /// Position `position`'s kept bytes are gone (written, or dropped for a retry); its task goes on if held back.
+    private func dropWaiting(_ position: Int) -> [Data]? {
+        guard let gone = waiting.removeValue(forKey: position) else { return nil }
+        waitingTotal -= gone.bytes
+        if !heldBack.isEmpty { heldBack.removeValue(forKey: position)?.resume() }
+        return gone.chunks
     }
 
     private func write(_ data: Data) {
@@ -173,7 +214,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     private func advanceHead() {
         while head < done.count, done[head] {
             head += 1
-            guard !waiting.isEmpty, let chunks = waiting.removeValue(forKey: head) else { continue }  // no hashing when none wait
+            guard !waiting.isEmpty, let chunks = dropWaiting(head) else { continue }  // no hashing when none wait
             for chunk in chunks {
                 retries.wrote(head)
                 write(chunk)
@@ -230,7 +271,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
         guard let url = urls[position] else { return }  // set when the attempt started
         switch retries.attemptEnded(task, at: position, error: error, url: url, keepsFiles: outputDirectory != nil) {
         case .retry(let delay, let resumeData):
-            waiting[position] = nil  // the next attempt sends its body from the start
+            _ = dropWaiting(position)  // the next attempt sends its body from the start
             session.delegateQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, 1e6) * 1e9))) { [self] in
                 guard retries.retryIsDue(position) else { return }  // stopped meanwhile
                 start(position, resumeData: resumeData, retry: true)
