@@ -210,6 +210,7 @@ struct GetCommand: ParsableCommand {
         configuration.maximumBytesPerSecond = try retryOptions.rateLimit()
         let traceStart = trace ? uptimeNanoseconds() : nil
         let monitor = FlowRecorder.monitor(then: trace ? TraceEncoder.monitor() : nil)
+        let retryOptions = self.retryOptions.bounded(byMaxTime: maxTime)
         let retries = RetryLoop(policy: try retryOptions.policy(savesFiles: false), method: prepared.method, traceStart: traceStart)
         let downloadRetries = RetryLoop(policy: try retryOptions.policy(savesFiles: true), method: prepared.method,
                                         traceStart: traceStart)

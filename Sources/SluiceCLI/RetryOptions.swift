@@ -57,6 +57,16 @@ struct RetryOptions: ParsableArguments {
     var givesPolicy: Bool { retry != nil || retryMaxTime != nil || retryDelay != nil || retryConnectionRefused || retryAllErrors }
 
     /// The policy for this command; `savesFiles` is true for -o FILE and --output-dir.
+    /// -m without --retry bounds the whole command, retries included, as a curl user reads it: -o retries on its
+    /// own, and `-m 2 -o FILE` against a silent server took 36 s over five attempts (found by a tester). A typed
+    /// --retry (or --retry-max-time) keeps curl's -m for each attempt.
+    func bounded(byMaxTime maxTime: Double?) -> RetryOptions {
+        guard let maxTime, maxTime > 0, retry == nil, retryMaxTime == nil else { return self }
+        var bounded = self
+        bounded.retryMaxTime = maxTime
+        return bounded
+    }
+
     func policy(savesFiles: Bool) throws -> RetryPolicy {
         let count = retry ?? (savesFiles ? Self.downloadRetries : 0)
         guard count >= 0 else { throw CLIFailure(code: 2, message: "--retry needs a number of 0 or more") }

@@ -178,6 +178,19 @@ import Testing
         #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/b"), count: 1000))
     }
 
+    /// -m without --retry bounds the whole command (a -o download retries by default: `-m 2` took 36 s over five
+    /// attempts; found by a tester); a typed --retry or --retry-max-time keeps curl's -m for each attempt.
+    @Test func maxTimeWithoutRetryBoundsEveryAttempt() throws {
+        func policy(_ arguments: [String], maxTime: Double?) throws -> RetryPolicy {
+            try RetryOptions.parse(arguments).bounded(byMaxTime: maxTime).policy(savesFiles: true)
+        }
+        #expect(try policy([], maxTime: 2).maximumTime == 2)
+        #expect(try policy([], maxTime: nil).maximumTime == nil)
+        #expect(try policy([], maxTime: 0).maximumTime == nil, "-m 0: no limit")
+        #expect(try policy(["--retry", "3"], maxTime: 2).maximumTime == nil)
+        #expect(try policy(["--retry-max-time", "60"], maxTime: 2).maximumTime == 60)
+    }
+
     @Test func limitRateReadsCurlsSuffixes() {
         #expect(RetryOptions.parseRate("2M") == 2 << 20)
         #expect(RetryOptions.parseRate("500k") == 500 << 10)
