@@ -288,7 +288,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
                 failure = CLIFailure(code: 1, message: Sanitized.text(ErrorText.describe(error, url: url)) + why)
             } else if let status = task.response?.statusCode, status >= 400 {
                 httpErrors += 1
-                failure = CLIFailure(code: 22, message: "the server answered \(status) for \(Sanitized.text(url.absoluteString))" + why)
+                failure = CLIFailure(code: 22, message: CLIFailure.statusMessage(status, for: url) + why)
             }
             if let failure { failures.append(failure.message) }
             report(position, task: task, failure: failure)
