@@ -137,7 +137,19 @@ struct GetCommand: ParsableCommand {
             guard continueAt == "-" else {
                 throw CLIFailure(code: 2, message: "-C takes - only: sluice continues a file from where it ends")
             }
-            guard let output, output != "-" else { throw CLIFailure(code: 2, message: "-C - continues the file -o names") }
+            guard remoteName || output != nil && output != "-" else {
+                throw CLIFailure(code: 2, message: "-C - continues the file -o or -O names")
+            }
+        }
+        // `-C - -O URL`, curl's way to go on with a half-done file: the file is the URL's name, as curl's -O names it
+        // (it was refused; found by a tester).
+        if continueAt != nil, remoteName, output == nil {
+            let given = ArgumentRuns.current.unfold(urls) + curlScript.urls
+            guard given.count == 1, inputFile == nil, let name = TaskName.fileName(of: given[0]) else {
+                throw CLIFailure(code: 2, message: "-C - -O continues one file, named by its URL: give one URL that ends in a file name")
+            }
+            output = name
+            remoteName = false
         }
         if remoteName {
             guard output == nil else { throw CLIFailure(code: 2, message: "-O and -o both name the file: give one") }

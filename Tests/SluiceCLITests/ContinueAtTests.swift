@@ -41,6 +41,23 @@ import Testing
         #expect(dir.entries == ["f.bin"])
     }
 
+    /// `-C - -O URL`, curl's resume line: the file named by the URL goes on from its end (it was refused; found by a
+    /// tester). More than one URL is refused: each would need its own file.
+    @Test func theFileMinusONamesIsContinuedToo() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try Data(ScenarioPattern.bytes(offset: 0, count: 1000)).write(to: URL(fileURLWithPath: dir.path + "/5000"))
+        let failure = await runGet(["-s", "--retry", "0", "-C", "-", "-O", "--output-dir", dir.path,
+                                    server.url("/bytes/5000?drop=1000&minusO").absoluteString])
+        #expect(failure == nil, "\(String(describing: failure))")
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/5000"), count: 5000))
+        #expect(dir.entries == ["5000"], "\(dir.entries)")
+        let two = await runGet(["-C", "-", "-O", "--output-dir", dir.path, server.url("/bytes/10").absoluteString,
+                                server.url("/bytes/20").absoluteString])
+        #expect(two?.code == 2 && two?.message.contains("continues one file") == true, "\(two?.message ?? "")")
+    }
+
     @Test func aCompleteFileAndOneThatCannotBeContinuedAreLeftAsTheyWere() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
