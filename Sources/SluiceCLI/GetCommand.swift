@@ -155,6 +155,14 @@ struct GetCommand: ParsableCommand {
             guard output == nil else { throw CLIFailure(code: 2, message: "-O and -o both name the file: give one") }
             if outputDir == nil { outputDir = "." }
         }
+        // Standard input can be read once: `-i -` and `-d @-` both wanted it, and the body went empty (found by a
+        // tester).
+        if inputFile == "-" {
+            let bodies = requestOptions.data + requestOptions.dataBinary + requestOptions.json + shortData.values
+            if bodies.contains("@-") || requestOptions.dataURLEncoded.contains(where: { $0.hasSuffix("@-") }) {
+                throw CLIFailure(code: 2, message: "-i - and a body from @- both read standard input: give the URLs or the body in a file")
+            }
+        }
         let globbed = try glob.expand(ArgumentRuns.current.unfold(urls) + curlScript.urls, output: output)
         var texts = globbed.urls
         let listStart = texts.count

@@ -4,6 +4,15 @@ import Foundation
 import Testing
 
 @Suite struct URLListTests {
+    /// Standard input is read once: `-i -` with a body from `@-` is refused before anything is read (the body went
+    /// empty; found by a tester).
+    @Test func aListAndABodyCannotBothComeFromStandardInput() async {
+        for body in [["-d", "@-"], ["--data-binary", "@-"], ["--data-urlencode", "q@-"], ["--json", "@-"]] {
+            let failure = await runGet(["-i", "-"] + body)
+            #expect(failure?.code == 2 && failure?.message.contains("both read standard input") == true, "\(body): \(failure?.message ?? "")")
+        }
+    }
+
     @Test func eachLineGivesItsFirstWord() {
         let text = "http://a/1\n  https://b/2 trailing words\r\n\tfile:///c\rdata:,x\t# not a comment here"
         #expect(URLList.urls(in: Data(text.utf8)) == ["http://a/1", "https://b/2", "file:///c", "data:,x"])
