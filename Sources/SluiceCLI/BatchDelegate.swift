@@ -55,6 +55,12 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     @exclusivity(unchecked) private(set) var mostWaiting = 0
     var isHoldingBack: Bool { !heldBack.isEmpty }
     static let waitLimit = 8 << 20
+    /// Whether later bodies may be held back; set before `run`. Not with -m: the resource timeout runs on while a
+    /// task is suspended, and a held body would be cut at its end (found in review).
+    var holdsBack = true
+    /// How many tasks may be held back at once: a suspended task keeps its place, and one place stays for the head
+    /// (or its retry), which would otherwise wait for ever behind them (found in review).
+    private var holdLimit: Int { concurrency - 1 }
     /// By position: the URL has completed (an array, not a set: positions are 0..<targets.count).
     @exclusivity(unchecked) private var done: [Bool]
     /// Per file name, the first `name.N` not tried yet in the output directory (see `DownloadPlacement.link`).
@@ -124,7 +130,8 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             return finishPosition(position, failure: "not a URL sluice can fetch")
         }
         var task: SessionTask?
-        if let resumeData, let resumed = try? session.downloadTask(withResumeData: resumeData) {
+        // With the request, so that a retry goes on with its -H, -u and -b (resume data names the URL only).
+        if let resumeData, let resumed = try? session.downloadTask(with: prepared.request(for: url), resumeData: resumeData) {
             partials?.resumed(resumed)
             task = resumed
         }
@@ -187,7 +194,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             let kept = waiting[position, default: Waiting()].keep(data)
             waitingTotal += data.count
             mostWaiting = max(mostWaiting, waitingTotal)
-            if kept > Self.waitLimit, let task, heldBack[position] == nil {
+            if kept > Self.waitLimit, holdsBack, let task, heldBack.count < holdLimit, heldBack[position] == nil {
                 heldBack[position] = task
                 task.suspend()  // the rest comes once the bodies before it have gone out
             }

@@ -17,10 +17,9 @@ struct CLIFailure: Error {
 
 extension CLIFailure {
     /// An HTTP error status is a success for the engine, not for the command line: exit 22, as curl --fail.
-    /// A 407 is the proxy's, exit 1 as for a tunnel's refusal.
     static func checkStatus(_ response: Response?, _ target: URL) throws(CLIFailure) {
         if let status = response?.statusCode, status >= 400 {
-            throw CLIFailure(code: status == 407 ? 1 : 22, message: statusMessage(status, for: target))
+            throw CLIFailure(code: 22, message: statusMessage(status, for: target))
         }
     }
 

@@ -145,7 +145,8 @@ struct GetCommand: ParsableCommand {
         // (it was refused; found by a tester).
         if continueAt != nil, remoteName, output == nil {
             let given = ArgumentRuns.current.unfold(urls) + curlScript.urls
-            guard given.count == 1, inputFile == nil, let name = TaskName.fileName(of: given[0]) else {
+            guard given.count == 1, inputFile == nil, !given[0].contains(where: { "[]{}".contains($0) }),
+                  let name = TaskName.fileName(of: given[0]) else {
                 throw CLIFailure(code: 2, message: "-C - -O continues one file, named by its URL: give one URL that ends in a file name")
             }
             output = name
@@ -159,8 +160,9 @@ struct GetCommand: ParsableCommand {
         // tester).
         if inputFile == "-" {
             let bodies = requestOptions.data + requestOptions.dataBinary + requestOptions.json + shortData.values
-            if bodies.contains("@-") || requestOptions.dataURLEncoded.contains(where: { $0.hasSuffix("@-") }) {
-                throw CLIFailure(code: 2, message: "-i - and a body from @- both read standard input: give the URLs or the body in a file")
+            if bodies.contains("@-") || requestOptions.headers.contains("@-")
+                || requestOptions.dataURLEncoded.contains(where: { $0.hasSuffix("@-") }) {
+                throw CLIFailure(code: 2, message: "-i - and a body or headers from @- both read standard input: give the URLs or the rest in a file")
             }
         }
         let globbed = try glob.expand(ArgumentRuns.current.unfold(urls) + curlScript.urls, output: output)
@@ -238,7 +240,7 @@ struct GetCommand: ParsableCommand {
         if targets.count > 1 || outputDir != nil && output == nil {
             // -o /dev/null with a glob or several URLs (a status check: `-s -o /dev/null -w '%{http_code}\n' URL[1-5]`):
             // every body goes there, as curl gives each URL of a glob the same -o; -w's lines still come in order.
-            let discards = output.map(OutputTarget.isNullDevice) ?? false
+            let discards = outputDir == nil && output.map(OutputTarget.isNullDevice) == true
             if output != nil && !discards { throw CLIFailure(code: 2, message: "-o takes one URL; use --output-dir for several") }
             let batchRetries = outputDir == nil ? retries : downloadRetries
             return try batch(targets, prepared, configuration: configuration, monitor: monitor, retries: batchRetries,
@@ -505,6 +507,7 @@ struct GetCommand: ParsableCommand {
         let delegate = BatchDelegate(targets: targets, prepared: prepared, concurrency: concurrency, outputDirectory: directory)
         delegate.printsHead = head
         delegate.discardsBodies = discardsBodies
+        delegate.holdsBack = (maxTime ?? 0) == 0
         delegate.writeOut = format
         delegate.retries = BatchRetries(loop: retries, hidesErrorBodies: fail)
         let session = Session(configuration: configuration, delegate: delegate, eventMonitor: monitor)

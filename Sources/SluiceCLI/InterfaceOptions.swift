@@ -93,9 +93,9 @@ struct InterfaceOptions: ParsableArguments {
             app.waitUntilStopped(seconds: signalled ? 2 : 10, unless: giveUp)
             // A hook the last task started finishes (within its timeout), unless the user will not wait for it. A
             // Ctrl-C or SIGTERM stops the hooks still running with the rest (one was left running on its own, past
-            // its timeout); a closed terminal lets them finish.
-            if signalled {
-                if insisted.isSet { app.stopHooks() }
+            // its timeout); a closed terminal lets them finish within their timeout, then stops them.
+            if signalled && insisted.isSet {
+                app.stopHooks()
             } else if !app.waitForHooks(unless: giveUp, announce: { timeout in
                 StandardStreams.error("sluice: waiting for a hook to end (at most \(WaitText.of(timeout)); Ctrl-C stops it)\n")
             }) {

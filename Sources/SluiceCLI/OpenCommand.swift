@@ -219,7 +219,12 @@ struct OpenCommand: ParsableCommand {
         let directory = TaskStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
         do {
             let store = try TaskStore(directory: directory)
-            return (store, fresh ? [] : history ? try store.all() : try store.unfinished(orDownloadsOf: given), store.notice)
+            guard !fresh else { return (store, [], store.notice) }
+            // A SQLite without its JSON functions (before 3.38 they were a build option) refuses the narrow read:
+            // then every row, as before, rather than no store at all (found in review).
+            let narrow = history ? nil : try? store.unfinished(orDownloadsOf: given)
+            let records = try narrow ?? store.all()
+            return (store, records, store.notice)
         } catch {
             return (nil, [], "the task store in \(Sanitized.text(directory)) cannot be used (\(Sanitized.text(String(describing: error)))); nothing is kept this time")
         }

@@ -15,8 +15,6 @@ enum OutputTarget {
     /// A regular file, existing or not: the download path (temporary file, resume data, --force to replace).
     case file(OutputFile)
 
-    /// Symlinks count as what they point to; a directory is an error that names --output-dir, the option that
-    /// saves inside one under the server's name.
     /// Whether `given` names the null device (/dev/null, or a link to it): what goes there is thrown away.
     static func isNullDevice(_ given: String) -> Bool {
         var info = stat(), null = stat()
@@ -24,6 +22,8 @@ enum OutputTarget {
         return info.st_mode & S_IFMT == S_IFCHR && info.st_rdev == null.st_rdev
     }
 
+    /// Symlinks count as what they point to; a directory is an error that names --output-dir, the option that
+    /// saves inside one under the server's name.
     static func classify(_ given: String, force: Bool) throws(CLIFailure) -> OutputTarget {
         if given == "-" { return .descriptor(1) }
         let name = Sanitized.text(given)

@@ -57,9 +57,10 @@ struct RetryOptions: ParsableArguments {
     var givesPolicy: Bool { retry != nil || retryMaxTime != nil || retryDelay != nil || retryConnectionRefused || retryAllErrors }
 
     /// The policy for this command; `savesFiles` is true for -o FILE and --output-dir.
-    /// -m without --retry bounds the whole command, retries included, as a curl user reads it: -o retries on its
-    /// own, and `-m 2 -o FILE` against a silent server took 36 s over five attempts (found by a tester). A typed
-    /// --retry (or --retry-max-time) keeps curl's -m for each attempt.
+    /// -m without --retry is also the retries' --retry-max-time: no retry starts once -m has passed since the first
+    /// attempt, so the command ends within about twice -m, near what a curl user expects of it (curl retries
+    /// nothing by default; -o does, and `-m 2 -o FILE` against a silent server took 36 s over five attempts; found
+    /// by a tester). A typed --retry (or --retry-max-time) keeps curl's -m for each attempt.
     func bounded(byMaxTime maxTime: Double?) -> RetryOptions {
         guard let maxTime, maxTime > 0, retry == nil, retryMaxTime == nil else { return self }
         var bounded = self

@@ -54,7 +54,7 @@ public struct Cookie: Sendable, Hashable {
                 cookie.domain = domain
                 cookie.hostOnly = false
             case "path":
-                if argument.hasPrefix("/") { cookie.path = argument }
+                if argument.hasPrefix("/") { cookie.path = CookieStorage.jarPath(argument) }  // as curl: /x/ is /x
             case "max-age":
                 if let seconds = Double(argument) { maxAge = seconds }
             case "expires":

@@ -141,9 +141,9 @@ public final class CookieStorage: Sendable {
         return text
     }
 
-    /// A jar's path as curl reads it back: without a trailing `/` (but `/` itself). curl writes a cookie set by
-    /// /cookies/set with the path `/cookies/` and sends it to /cookies too; read as written, it went only below
-    /// /cookies/ (found by a tester).
+    /// A cookie's path as curl keeps it, from a jar or a Set-Cookie: without a trailing `/` (but `/` itself). curl
+    /// writes a cookie set by /cookies/set with the path `/cookies/` and sends it to /cookies too; read as written,
+    /// it went only below /cookies/ (found by a tester), and a Path=/x/ beside it made a second cookie.
     static func jarPath(_ path: String) -> String {
         path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     }
@@ -159,32 +159,26 @@ public final class CookieStorage: Sendable {
     }
 
     /// Writes the cookie file atomically (a temporary file renamed over it), readable by its owner only. A link is
-    /// followed and the file it names replaced, as curl writes through it; a device, pipe or socket (`-c
-    /// /dev/null`, which curl users type to keep cookies for one command) is written into, never replaced: as root,
-    /// the rename put a regular file in the place of /dev/null (found by a tester). The message says why it could
-    /// not (a directory named, a missing folder, no permission).
+    /// written through, as curl's fopen writes (the kernel's checks on following links in shared directories
+    /// apply, which a rename over a resolved path would pass by), and a device or pipe (`-c /dev/null`, which curl
+    /// users type to keep cookies for one command) is written into: a rename replaced either with a regular file,
+    /// and as root put one in the place of /dev/null (found by a tester). The message says why it could not (a
+    /// directory or socket named, a missing folder, no permission).
     public func save(to path: String) throws(TransferError) {
         func failure(_ reason: String) -> TransferError { TransferError(.cannotWriteToFile, "cannot write the cookie file \(path): \(reason)") }
         var info = stat()
         // "-c DIR/" would otherwise leave DIR/.sluice-new behind a failed rename.
         if path.hasSuffix("/") { throw failure("a name ending in / is a directory's") }
-        var target = path
-        if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK {
-            guard let resolved = realpath(path, nil) else {
-                return try writeInto(path, failure)  // a link to nothing yet: the file is made where it points
-            }
-            target = String(cString: resolved)
-            free(resolved)
-        }
-        if stat(target, &info) == 0 {
+        if lstat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
             case S_IFREG: break
             case S_IFDIR: throw failure("it is a directory")
-            case S_IFCHR, S_IFIFO, S_IFSOCK: return try writeInto(target, failure)
+            case S_IFLNK, S_IFCHR, S_IFIFO: return try writeInto(path, failure)
+            case S_IFSOCK: throw failure("it is a socket")
             default: throw failure("it is not a regular file")
             }
         }
-        let temporary = target + ".sluice-new"
+        let temporary = path + ".sluice-new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
         let bytes = Array(exportNetscape().utf8)
@@ -192,16 +186,16 @@ public final class CookieStorage: Sendable {
         let writeError = errno
         let synced = fsync(fd) == 0
         close(fd)
-        guard written == bytes.count, synced, rename(temporary, target) == 0 else {
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(written == bytes.count ? errno : writeError))
             unlink(temporary)
             throw failure(reason)
         }
     }
 
-    /// The jar written straight into `path` (a device, a pipe, a link to nothing yet), not renamed over it.
+    /// The jar written straight into `path` (a link, a device, a pipe), not renamed over it.
     private func writeInto(_ path: String, _ failure: (String) -> TransferError) throws(TransferError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0o600)
         guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
         defer { close(fd) }
         let bytes = Array(exportNetscape().utf8)

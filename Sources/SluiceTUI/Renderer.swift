@@ -57,7 +57,7 @@ public enum Renderer {
         }
         if model.sort != .added { text += " · sort: \(model.sort.rawValue)" }
         // How many the filter shows: the count above is the whole list's (found by a tester).
-        if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) + " (\(model.visibleRows.count) shown)" }
+        if !model.filter.isEmpty { text += " · filter: " + Sanitized.text(model.filter) + " (\(model.visibleCount) shown)" }
         var spans = [Span(text, .title)]
         if let message = ui.message { spans.append(Span("  " + Sanitized.text(message), .message)) }
         return StyledLine(spans)

@@ -111,7 +111,7 @@ public struct CurlPaste: Sendable, Equatable {
         if paste.dataInQuery, let body = paste.body {
             // As curl -G: the data after each URL's query, and no body. It went as a POST's body (found by a tester).
             guard body.allSatisfy(URLQueryText.isQueryByte) else {
-                throw Failure(message: "-G: the pasted data is not a URL query as it stands (a space, a quote...); it would go as --data-urlencode gives it")
+                throw Failure(message: "-G: the pasted data is not a URL query as it stands (a space, a quote...); paste it with --data-urlencode")
             }
             let query = String(decoding: body, as: UTF8.self)
             paste.urls = paste.urls.map { URLQueryText.appending(query, to: $0) }

@@ -50,6 +50,15 @@ public struct Model: Equatable, Sendable {
     /// The selected row, when the filter shows it.
     public var selected: TaskRow? { selectedID.flatMap(row).flatMap { Self.matches($0, filter.lowercased()) ? $0 : nil } }
 
+    /// How many rows the filter shows (counted in place: no copy, no sort).
+    public var visibleCount: Int {
+        let needle = filter.lowercased()
+        guard !needle.isEmpty else { return rows.count }
+        var count = 0
+        for i in rows.indices where Self.matches(rows[i], needle) { count += 1 }
+        return count
+    }
+
     /// The rows to show, filtered and sorted.
     public var visibleRows: [TaskRow] {
         let needle = filter.lowercased()

@@ -53,4 +53,50 @@ import Testing
         #expect(delegate.mostWaiting <= BatchDelegate.waitLimit + (8 << 20), "\(delegate.mostWaiting) bytes waited at once")
         #expect(delegate.failures.isEmpty, "\(delegate.failures)")
     }
+
+    /// Held-back tasks keep their places: one place always stays for the head, so that a head that fails and is
+    /// retried is not left waiting behind them for ever (found in review: `--retry 2 -j 2 A BIG BIG` could hang).
+    @Test func aRetriedHeadIsNotLeftWaitingBehindHeldBodies() async throws {
+        let server = try CLIServers.shared()
+        let key = "held-\(UInt32.random(in: 0...UInt32.max))"
+        let big = 20 << 20
+        let texts = [server.url("/flaky/2048?key=\(key)&fail=1&status=503&retry-after=1").absoluteString,
+                     server.url("/bytes/\(big)?a=\(key)").absoluteString, server.url("/bytes/\(big)?b=\(key)").absoluteString]
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let delegate = BatchDelegate(targets: try URLTargets(texts), prepared: PreparedRequest(method: "GET"), concurrency: 2,
+                                     outputDirectory: nil, sink: FileDescriptorSink(fd: ends[1]))
+        var policy = RetryPolicy(maximumRetries: 2)
+        policy.jitter = 0
+        delegate.retries = BatchRetries(loop: RetryLoop(policy: policy, method: "GET"))
+        var configuration = SessionConfiguration.default
+        configuration.maximumConcurrentTasks = 2
+        let session = Session(configuration: configuration, delegate: delegate)
+        let read = ends[0], written = ends[1]
+        let reader = Task { await offThePool { () -> Data in
+            var data = Data(), buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = Glibc.read(read, &buffer, buffer.count)
+                guard n > 0 else { break }
+                data.append(contentsOf: buffer[0..<n])
+            }
+            close(read)
+            return data
+        } }
+        let finished = DispatchSemaphore(value: 0)
+        let run = Task { await offThePool {
+            delegate.run(on: session)
+            finished.signal()
+        } }
+        // A hang is a failure, not a stuck test run: after 60 s the session is cancelled, which ends the run.
+        let ended = await offThePool { finished.wait(timeout: .now() + 60) == .success }
+        #expect(ended, "the retried head waited behind the held bodies")
+        if !ended { session.invalidateAndCancel() }
+        await run.value
+        session.finishTasksAndInvalidate()
+        close(written)
+        let out = await reader.value
+        #expect(out.count == 2048 + 2 * big)
+        #expect(server.requestCount("/flaky/2048?key=\(key)&fail=1&status=503&retry-after=1") == 2)
+    }
 }

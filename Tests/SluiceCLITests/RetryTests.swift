@@ -178,9 +178,9 @@ import Testing
         #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/b"), count: 1000))
     }
 
-    /// -m without --retry bounds the whole command (a -o download retries by default: `-m 2` took 36 s over five
-    /// attempts; found by a tester); a typed --retry or --retry-max-time keeps curl's -m for each attempt.
-    @Test func maxTimeWithoutRetryBoundsEveryAttempt() throws {
+    /// -m without --retry is the retries' --retry-max-time too (a -o download retries by default: `-m 2` took 36 s
+    /// over five attempts; found by a tester); a typed --retry or --retry-max-time keeps curl's -m for each attempt.
+    @Test func maxTimeWithoutRetryStopsTheRetriesStarting() throws {
         func policy(_ arguments: [String], maxTime: Double?) throws -> RetryPolicy {
             try RetryOptions.parse(arguments).bounded(byMaxTime: maxTime).policy(savesFiles: true)
         }

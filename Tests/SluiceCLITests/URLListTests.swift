@@ -7,7 +7,7 @@ import Testing
     /// Standard input is read once: `-i -` with a body from `@-` is refused before anything is read (the body went
     /// empty; found by a tester).
     @Test func aListAndABodyCannotBothComeFromStandardInput() async {
-        for body in [["-d", "@-"], ["--data-binary", "@-"], ["--data-urlencode", "q@-"], ["--json", "@-"]] {
+        for body in [["-d", "@-"], ["--data-binary", "@-"], ["--data-urlencode", "q@-"], ["--json", "@-"], ["-H", "@-"]] {
             let failure = await runGet(["-i", "-"] + body)
             #expect(failure?.code == 2 && failure?.message.contains("both read standard input") == true, "\(body): \(failure?.message ?? "")")
         }

@@ -83,6 +83,8 @@ private let site = URL(string: "http://shop.example.com/cart/items")!
         #expect(s?.httpOnly == true && s?.secure == true && s?.hostOnly == true && s?.expires == nil)
         let long = store.cookies.first { $0.name == "long" }
         #expect(long?.hostOnly == false && long?.domain == "example.com" && long?.expires == 4_102_444_800)
+        // A Set-Cookie's Path=/x/ is kept as curl keeps it, /x, as a jar's is read.
+        #expect(Cookie.parse(setCookie: "p=1; Path=/x/", from: URL(string: "http://127.0.0.1/x/y")!, now: 0)?.path == "/x")
         // A/cookies/ of curl's jar is read as curl reads it: /cookies, which /cookies itself matches.
         #expect(store.cookies.first { $0.name == "a" }?.path == "/cookies")
         let again = CookieStorage()
