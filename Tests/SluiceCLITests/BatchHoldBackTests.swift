@@ -39,7 +39,7 @@ import Testing
             close(written)
         } }
         // Held back while the first waits at its gate: the second's body stops at about the limit.
-        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+        let deadline = DispatchTime.now().uptimeNanoseconds + 120_000_000_000  // a bound, not a wait: a sanitizer run is slow
         func heldBack() async -> Bool {
             await withCheckedContinuation { done in session.delegateQueue.async { done.resume(returning: delegate.isHoldingBack) } }
         }
@@ -88,8 +88,8 @@ import Testing
             delegate.run(on: session)
             finished.signal()
         } }
-        // A hang is a failure, not a stuck test run: after 60 s the session is cancelled, which ends the run.
-        let ended = await offThePool { finished.wait(timeout: .now() + 60) == .success }
+        // A hang is a failure, not a stuck test run: after 120 s the session is cancelled, which ends the run.
+        let ended = await offThePool { finished.wait(timeout: .now() + 120) == .success }
         #expect(ended, "the retried head waited behind the held bodies")
         if !ended { session.invalidateAndCancel() }
         await run.value

@@ -351,7 +351,7 @@ import Testing
         let stop = StopFlag()
         let run = Task { await offThePool { app.runPlain(stop: stop) { _ in } } }
         // Until both are stored running (the keeper writes a running row at its next pass).
-        let deadline = DispatchTime.now().uptimeNanoseconds + 20_000_000_000
+        let deadline = DispatchTime.now().uptimeNanoseconds + 120_000_000_000  // a bound, not a wait: a sanitizer run is slow
         func running() throws -> Bool {
             let rows = try store.all()
             return [data, download].allSatisfy { id in rows.contains { $0.id == Int64(id) && $0.state == .running } }
