@@ -9,6 +9,20 @@ import Testing
 @testable import SluiceCLI
 
 @Suite struct BatchHoldBackTests {
+    /// Everything read from `fd` until its writer closes it, on a thread of its own; `fd` is closed then.
+    static func readAll(_ fd: Int32) -> Task<Data, Never> {
+        Task { await offThePool { () -> Data in
+            var data = Data(), buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = Glibc.read(fd, &buffer, buffer.count)
+                guard n > 0 else { break }
+                data.append(contentsOf: buffer[0..<n])
+            }
+            close(fd)
+            return data
+        } }
+    }
+
     @Test func aLaterBodyWaitsSuspendedNotInMemory() async throws {
         let server = try CLIServers.shared()
         let gate = "hold-\(UInt32.random(in: 0...UInt32.max))"
@@ -21,18 +35,8 @@ import Testing
                                      outputDirectory: nil, sink: FileDescriptorSink(fd: ends[1]))
         let session = Session(configuration: .default, delegate: delegate)
         let read = ends[0], written = ends[1]
-        // The pipe is read as the bodies come, all of them, until the run closes its end. Both on threads of their
-        // own: blocked on the cooperative pool, they left this test no thread to go on with.
-        let reader = Task { await offThePool { () -> Data in
-            var data = Data(), buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = Glibc.read(read, &buffer, buffer.count)
-                guard n > 0 else { break }
-                data.append(contentsOf: buffer[0..<n])
-            }
-            close(read)
-            return data
-        } }
+        // Read and run on threads of their own: blocked on the cooperative pool, they left this test no thread.
+        let reader = Self.readAll(read)
         let run = Task { await offThePool {
             delegate.run(on: session)
             session.finishTasksAndInvalidate()
@@ -73,16 +77,7 @@ import Testing
         configuration.maximumConcurrentTasks = 2
         let session = Session(configuration: configuration, delegate: delegate)
         let read = ends[0], written = ends[1]
-        let reader = Task { await offThePool { () -> Data in
-            var data = Data(), buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = Glibc.read(read, &buffer, buffer.count)
-                guard n > 0 else { break }
-                data.append(contentsOf: buffer[0..<n])
-            }
-            close(read)
-            return data
-        } }
+        let reader = Self.readAll(read)
         let finished = DispatchSemaphore(value: 0)
         let run = Task { await offThePool {
             delegate.run(on: session)
