@@ -129,14 +129,14 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             // The check vouched for it and the parser refused it: this URL fails, the others go on.
             return finishPosition(position, failure: "not a URL sluice can fetch")
         }
+        let request = prepared.request(for: url)
         var task: SessionTask?
         // With the request, so that a retry goes on with its -H, -u and -b (resume data names the URL only).
-        if let resumeData, let resumed = try? session.downloadTask(with: prepared.request(for: url), resumeData: resumeData) {
+        if let resumeData, let resumed = try? session.downloadTask(with: request, resumeData: resumeData) {
             partials?.resumed(resumed)
             task = resumed
         }
         if task == nil {
-            let request = prepared.request(for: url)
             task = outputDirectory == nil ? session.dataTask(with: request)
                 : partials?.task(for: position, url: url, request: request, in: session) ?? session.downloadTask(with: request)
         }

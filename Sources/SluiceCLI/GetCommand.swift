@@ -143,8 +143,8 @@ struct GetCommand: ParsableCommand {
         }
         // `-C - -O URL`, curl's way to go on with a half-done file: the file is the URL's name, as curl's -O names it
         // (it was refused; found by a tester).
+        let given = ArgumentRuns.current.unfold(urls) + curlScript.urls
         if continueAt != nil, remoteName, output == nil {
-            let given = ArgumentRuns.current.unfold(urls) + curlScript.urls
             guard given.count == 1, inputFile == nil, !given[0].contains(where: { "[]{}".contains($0) }),
                   let name = TaskName.fileName(of: given[0]) else {
                 throw CLIFailure(code: 2, message: "-C - -O continues one file, named by its URL: give one URL that ends in a file name")
@@ -158,14 +158,10 @@ struct GetCommand: ParsableCommand {
         }
         // Standard input can be read once: `-i -` and `-d @-` both wanted it, and the body went empty (found by a
         // tester).
-        if inputFile == "-" {
-            let bodies = requestOptions.data + requestOptions.dataBinary + requestOptions.json + shortData.values
-            if bodies.contains("@-") || requestOptions.headers.contains("@-")
-                || requestOptions.dataURLEncoded.contains(where: { $0.hasSuffix("@-") }) {
-                throw CLIFailure(code: 2, message: "-i - and a body or headers from @- both read standard input: give the URLs or the rest in a file")
-            }
+        if inputFile == "-", requestOptions.readsStandardInput(shortData: shortData.values) {
+            throw CLIFailure(code: 2, message: "-i - and a body or headers from @- both read standard input: give the URLs or the rest in a file")
         }
-        let globbed = try glob.expand(ArgumentRuns.current.unfold(urls) + curlScript.urls, output: output)
+        let globbed = try glob.expand(given, output: output)
         var texts = globbed.urls
         let listStart = texts.count
         if let inputFile { texts += try URLList.read(inputFile) }

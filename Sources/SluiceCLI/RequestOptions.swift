@@ -416,6 +416,12 @@ enum HeaderSyntax {
 }
 
 extension RequestOptions {
+    /// Whether a body or headers are read from standard input (`@-`; `-d` given as short data too).
+    func readsStandardInput(shortData: [String]) -> Bool {
+        (data + dataBinary + json + shortData).contains("@-") || headers.contains("@-")
+            || dataURLEncoded.contains { $0.hasSuffix("@-") }
+    }
+
     /// `--timeout SECONDS`, checked as the config file's `timeout` is: a number of seconds more than 0. A NaN
     /// crashed, and 0 or less silently meant "never" (found by a tester).
     static func inactivityTimeout(_ seconds: Double?) throws(CLIFailure) -> Double? {

@@ -148,7 +148,7 @@ final class RateGovernor {
         var present: [(Transfer, UnsafeMutableRawPointer, Int64?)] = []
         for t in transfers {
             guard let easy = t.easy else { continue }  // data: and file: URLs are read by the engine, not received
-            let cap = t.task.maximumBytesPerSecond.map { min($0, Self.ceiling) }
+            let cap = t.task.maximumBytesPerSecond  // within `ceiling` as it was set
             if sessionLimit == nil, cap == nil, flows[ObjectIdentifier(t)] == nil { continue }  // never limited
             present.append((t, easy, cap))
         }
@@ -242,7 +242,8 @@ final class RateGovernor {
         return min(limit, ceiling)
     }
 
-    /// The largest limit the arithmetic takes (1 PiB a second: no limit in practice). `--limit-rate` of 2^63 bytes
-    /// a second overflowed an Int64 conversion and crashed (found by a tester).
+    /// The largest limit the arithmetic takes (1 PiB a second: no limit in practice), applied where a limit comes in
+    /// (a task's setter, the session's `normalized`). `--limit-rate` of 2^63 bytes a second overflowed an Int64
+    /// conversion and crashed (found by a tester).
     static let ceiling: Int64 = 1 << 50
 }

@@ -24,7 +24,7 @@ extension SessionTask {
             return limit > 0 ? limit : nil
         }
         set {
-            receiveLimit.store(max(0, newValue ?? 0), ordering: .relaxed)
+            receiveLimit.store(min(max(0, newValue ?? 0), RateGovernor.ceiling), ordering: .relaxed)  // past it: no limit
             session.loop.send(.rateLimitChanged(taskIdentifier, sessionLimit: nil))
         }
     }

@@ -82,4 +82,14 @@ public struct StoredTask: Sendable, Equatable {
         self.attempts = attempts
         self.timeline = timeline
     }
+
+    /// The task ended for good (`state` is a finished one) at `time` unless it had an end already: nothing is left to
+    /// continue, and a completed one's partial file is gone.
+    public mutating func end(_ state: State, outcome: String, at time: Double) {
+        self.state = state
+        self.outcome = outcome
+        resumeData = nil
+        if state == .completed { partialPath = nil }
+        if endedAt == nil { endedAt = time }
+    }
 }

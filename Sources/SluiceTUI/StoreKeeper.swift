@@ -223,10 +223,7 @@ final class StoreKeeper: Sendable {
             let clock = Self.wallClock()
             return ids.compactMap { id -> StoredTask? in
                 guard var record = s.records[id], !record.state.isFinished else { return nil }
-                record.state = .cancelled
-                record.outcome = Self.interruptedOutcome
-                record.resumeData = nil
-                if record.endedAt == nil { record.endedAt = clock }
+                record.end(.cancelled, outcome: Self.interruptedOutcome, at: clock)
                 s.records[id] = record
                 s.deferred.remove(id)
                 return record

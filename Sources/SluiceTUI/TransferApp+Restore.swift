@@ -87,11 +87,7 @@ extension TransferApp {
     /// A restored row that will not run again: shown as history, and written so (once) to the store.
     private func end(_ row: TaskRow, facts: RowFacts, record: StoredTask, state: StoredTask.State, outcome: String) {
         var ended = record
-        ended.state = state
-        ended.outcome = outcome
-        ended.resumeData = nil
-        if state == .completed { ended.partialPath = nil }
-        if ended.endedAt == nil { ended.endedAt = StoreKeeper.wallClock() }
+        ended.end(state, outcome: outcome, at: StoreKeeper.wallClock())
         keeper?.keep(row.id, facts: facts, record: ended)
         keeper?.store.update(ended)
         endedAtRestore.withLock { _ = $0.insert(row.id) }
