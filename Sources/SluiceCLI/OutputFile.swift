@@ -24,8 +24,8 @@ struct OutputFile {
     var resumePath: String { companions.resumePath }
     var partialPath: String { companions.partialPath }
     /// FILE.sluice-part and FILE.sluice-resume as messages name them (a long FILE's shortened companions in full).
-    var partialShown: String { shown(companions.partialPath, ".sluice-part") }
-    var resumeShown: String { shown(companions.resumePath, ".sluice-resume") }
+    var partialShown: String { shown(companions.partialPath, SafeFileName.partialSuffix) }
+    var resumeShown: String { shown(companions.resumePath, SafeFileName.resumeSuffix) }
 
     private func shown(_ path: String, _ suffix: String) -> String {
         path == companions.target + suffix ? name + suffix : Sanitized.text(path)
@@ -81,13 +81,14 @@ struct OutputFile {
         case otherURL(ResumeData)
     }
 
-    /// Resume data left by an interrupted run, if any.
+    /// Resume data left by an interrupted run, about FILE.sluice-part whatever file it names (see
+    /// `DownloadCompanions.checkpoint`); none without that partial file.
     func leftOver(for url: URL) throws(CLIFailure) -> LeftOver {
-        guard let data = FileManager.default.contents(atPath: resumePath) else { return .none }
-        guard let resume = ResumeData.decode(data) else {
-            throw CLIFailure(code: 1, message: "\(Sanitized.text(resumePath)) is damaged; remove it to start over")
+        switch companions.checkpoint() {
+        case .absent: return .none
+        case .damaged: throw CLIFailure(code: 1, message: "\(Sanitized.text(resumePath)) is damaged; remove it to start over")
+        case .found(let resume): return resume.url == url.absoluteString ? .sameURL(resume.encoded()) : .otherURL(resume)
         }
-        return resume.url == url.absoluteString ? .sameURL(data) : .otherURL(resume)
     }
 
     /// Written atomically (a crash leaves the old checkpoint or the new one, never half of one).

@@ -44,6 +44,22 @@ public struct ResumeData: Codable, Sendable, Equatable {
         return ranges
     }
 
+    /// The same download continued from the partial file at `newPath`, which holds `size` bytes. Resume data
+    /// names the file it was written beside; a pair copied or moved elsewhere, or a checkpoint planted under a
+    /// download's name, names another file, which must never be the one continued. Bytes the file does not hold
+    /// are fetched again; so is a split download's finished ranges unless the file reaches its whole length.
+    public func placed(at newPath: String, size: Int64) -> ResumeData {
+        var placed = self
+        placed.path = newPath
+        let holdsPlan = pending == nil || newPath == path || expectedLength.map { size >= $0 } == true
+        if size < bytesOnDisk || !holdsPlan {
+            placed.bytesOnDisk = min(bytesOnDisk, max(0, size))
+            placed.pending = nil
+            placed.connections = nil
+        }
+        return placed
+    }
+
     public func encoded() -> Data {
         (try? JSONEncoder().encode(self)) ?? Data()  // a struct of strings and integers always encodes
     }

@@ -15,13 +15,13 @@ import SluiceViewModel
 public struct DownloadCompanions: Sendable, Equatable {
     /// Where the finished file goes (absolute).
     public let target: String
-    public var partialPath: String { stem + ".sluice-part" }
-    public var resumePath: String { stem + ".sluice-resume" }
+    public var partialPath: String { stem + SafeFileName.partialSuffix }
+    public var resumePath: String { stem + SafeFileName.resumeSuffix }
     /// The partial file's name in its directory.
     public var partialName: String { String(partialPath[partialPath.index(after: partialPath.lastIndex(of: "/") ?? partialPath.startIndex)...]) }
 
     /// The longest companion suffix: the checkpoint's temporary name (see `saveResume`).
-    private static let longestSuffix = ".sluice-resume.new".utf8.count
+    private static let longestSuffix = SafeFileName.resumeDraftSuffix.utf8.count
     /// What the companions' names start with: the target, or for a name too long to take their suffixes within a
     /// file name's 255 bytes, its first bytes and a hash of it all. A 250-byte `-o` name failed with "File name too
     /// long" though the file itself could have it, as curl gives it (found by a tester).
@@ -142,7 +142,7 @@ public struct DownloadCompanions: Sendable, Equatable {
     /// new one, never half of one.
     @discardableResult
     public func saveResume(_ data: Data) -> Bool {
-        let temporary = resumePath + ".new"
+        let temporary = stem + SafeFileName.resumeDraftSuffix
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -155,17 +155,37 @@ public struct DownloadCompanions: Sendable, Equatable {
         return true
     }
 
-    /// The last checkpoint, if it is readable resume data for `url` whose partial file is this one's.
+    /// What the checkpoint beside the target says.
+    public enum Checkpoint: Equatable {
+        /// No checkpoint, or no partial file of this pair's own to continue.
+        case absent
+        /// A checkpoint that is not resume data.
+        case damaged
+        /// Resume data about this pair's partial file (see `ResumeData.placed`).
+        case found(ResumeData)
+    }
+
+    /// The checkpoint, made to name this pair's own partial file (a regular file, not a link), whatever file it
+    /// names itself: a pair copied or moved from elsewhere names the original's, and a checkpoint planted by a
+    /// server (through a download's name) can name any file of the user's.
+    public func checkpoint() -> Checkpoint {
+        guard let data = FileManager.default.contents(atPath: resumePath) else { return .absent }
+        guard let resume = ResumeData.decode(data) else { return .damaged }
+        var info = stat()
+        guard lstat(partialPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .absent }
+        return .found(resume.placed(at: partialPath, size: Int64(info.st_size)))
+    }
+
+    /// The last checkpoint, if it is readable resume data for `url`, about this pair's own partial file.
     public func loadResume(for url: String) -> Data? {
-        guard let data = FileManager.default.contents(atPath: resumePath), let resume = ResumeData.decode(data),
-              resume.url == url, resume.path == partialPath else { return nil }
-        return data
+        guard case .found(let resume) = checkpoint(), resume.url == url else { return nil }
+        return resume.encoded()
     }
 
     /// The checkpoint and a checkpoint cut off before its rename.
     public func removeResume() {
         unlink(resumePath)
-        unlink(resumePath + ".new")
+        unlink(stem + SafeFileName.resumeDraftSuffix)
     }
 
     /// Everything but the target: after a cancel, or once the file is in place.

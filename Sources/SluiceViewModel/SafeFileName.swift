@@ -17,9 +17,23 @@ public enum SafeFileName {
         if let first = bytes.first, let last = bytes.last, bytes.count <= maximumBytes, first != UInt8(ascii: "."),
            first != UInt8(ascii: " "), last != UInt8(ascii: " "),
            bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }) {
-            return raw
+            return unreserved(raw)
         }
-        return cleanedScalars(raw)
+        return cleanedScalars(raw).map(unreserved)
+    }
+
+    /// The endings of a download's companions beside its file (see `DownloadCompanions`): its bytes so far, its
+    /// checkpoint, and a checkpoint being written.
+    public static let partialSuffix = ".sluice-part"
+    public static let resumeSuffix = ".sluice-resume"
+    public static let resumeDraftSuffix = resumeSuffix + ".new"
+    static let companionSuffixes = [partialSuffix, resumeSuffix, resumeDraftSuffix]
+
+    /// `name`, with `_` after a companion's ending: a server's name taking one would put its bytes where another
+    /// download's partial file or checkpoint is looked for (a tester planted a checkpoint naming a file of the
+    /// user's through `-O`).
+    static func unreserved(_ name: String) -> String {
+        companionSuffixes.contains(where: name.hasSuffix) ? name + "_" : name
     }
 
     /// The scalar-by-scalar cleaning `clean` does for any name that is not plain ASCII.

@@ -268,6 +268,25 @@ import Testing
         #expect(ResumeData.decode(negative.encoded()) == nil)
     }
 
+    /// Another partial file than the one named is continued only for what it holds; a split plan only when the
+    /// file reaches the whole length (its finished ranges past `bytesOnDisk` are there or nowhere).
+    @Test func placedElsewhereItNamesTheNewFileAndOnlyTheBytesItHolds() {
+        let moved = sample.placed(at: "/new/f.sluice-part", size: 42)
+        #expect(moved.path == "/new/f.sluice-part" && moved.bytesOnDisk == 42 && moved.etag == sample.etag)
+        #expect(sample.placed(at: "/new/f.sluice-part", size: 100).bytesOnDisk == 42, "more bytes: no more trusted")
+        #expect(sample.placed(at: "/new/f.sluice-part", size: 10).bytesOnDisk == 10, "fewer: fetched again")
+        #expect(sample.placed(at: sample.path, size: 42) == sample)
+        var split = sample
+        split.pending = [[42, 60], [80, 100]]
+        split.connections = 4
+        #expect(split.placed(at: "/new/f.sluice-part", size: 100).pending == split.pending, "a whole copy keeps its plan")
+        let short = split.placed(at: "/new/f.sluice-part", size: 70)
+        #expect(short.pending == nil && short.connections == nil && short.bytesOnDisk == 42)
+        #expect(split.placed(at: split.path, size: 70).pending == split.pending, "its own file: the plan as written")
+        let cut = split.placed(at: split.path, size: 30)
+        #expect(cut.bytesOnDisk == 30 && cut.pending == nil)
+    }
+
     @Test func ifRangeUsesAStrongETagElseTheDate() {
         #expect(sample.ifRange == "\"v1\"")
         var weak = sample

@@ -69,6 +69,23 @@ struct DownloadCompanionsClaimTests {
         #expect(DownloadCompanions.leftOver(in: dir, suggested: "file", url: "http://h/file")?.1 != nil)
     }
 
+    /// A pair moved here from another directory: its checkpoint still names the partial file where it was made,
+    /// and the download continues this one (a tester's moved pair started over and left its partial file behind).
+    @Test func aMovedPairIsContinuedFromItsOwnPartialFile() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let here = DownloadCompanions(target: dir + "/file")
+        #expect(FileManager.default.createFile(atPath: here.partialPath, contents: Data(count: 10)))
+        let resume = ResumeData(url: "http://h/file", path: "/elsewhere/file.sluice-part", bytesOnDisk: 10,
+                                etag: "\"e\"", lastModified: nil, expectedLength: 100)
+        #expect(here.saveResume(resume.encoded()))
+        let found = DownloadCompanions.leftOver(in: dir, suggested: "file", url: "http://h/file")
+        #expect(found?.0 == here)
+        #expect(found?.1.flatMap(ResumeData.decode) == resume.placed(at: here.partialPath, size: 10))
+        try FileManager.default.removeItem(atPath: here.partialPath)
+        #expect(here.checkpoint() == .absent, "without its partial file a checkpoint continues nothing")
+    }
+
     @Test func aClaimStartsWhereTheCallerSaysAndStillSkipsTakenNames() throws {
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -52,6 +52,18 @@ import Testing
         #expect(SafeFileName.sanitize(oddDot).utf8.count == 200)
     }
 
+    /// A server's name never ends as a download's companions do: a `-O` download named `f.sluice-resume` would
+    /// be taken for the checkpoint of `f` (found by a tester), and one named `f.sluice-part` for its bytes.
+    @Test func aServersNameNeverTakesACompanionsEnding() {
+        #expect(SafeFileName.sanitize("med.bin.sluice-resume") == "med.bin.sluice-resume_")
+        #expect(SafeFileName.sanitize("med.bin.sluice-part") == "med.bin.sluice-part_")
+        #expect(SafeFileName.sanitize("med.bin.sluice-resume.new") == "med.bin.sluice-resume.new_")
+        #expect(SafeFileName.sanitize("/a/b/x.sluice-part") == "x.sluice-part_", "the last component, also on the full walk")
+        #expect(SafeFileName.sanitize("ünïcode.sluice-part") == "ünïcode.sluice-part_")
+        #expect(SafeFileName.sanitize("notes.sluice-partial") == "notes.sluice-partial", "only the endings themselves")
+        #expect(SafeFileName.sanitize("m.bin") == "m.bin")
+    }
+
     @Test func aQualifiedNameAddsTheQuery() {
         #expect(TaskName.qualified("drip", url: "http://h/drip?a=1&name=x%20y.bin#frag") == "drip?a=1&name=x y.bin")
         #expect(TaskName.qualified("f.bin", url: "http://h/f.bin#x") == "f.bin")
