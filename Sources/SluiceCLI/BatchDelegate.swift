@@ -149,6 +149,9 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
     /// How many partial files (with their checkpoints) are left for the same command again.
     var keptPartials: Int { partials?.kept ?? 0 }
 
+    /// How many files the list saved in the output directory.
+    var savedFiles: Int { partials?.savedCount ?? 0 }
+
     /// Ctrl-C or SIGTERM: the downloads keep their partial files, and URLs waiting to be retried end now. The first
     /// is waited for (the session cancels what is left next), but 2 s at most: the delegate queue may be stuck
     /// writing -w's lines to a pipe nobody reads.

@@ -85,7 +85,11 @@ final class BatchPartials {
     func saved(_ position: Int) {
         if checkpointed.remove(position) != nil { companions[position]?.removeResume() }
         keptAt.remove(position)
+        savedCount += 1
     }
+
+    /// How many of the list's files are in place.
+    private(set) var savedCount = 0
 
     /// The attempt ended: a partial file it kept gets its last checkpoint, one it did not keep loses its own.
     func ended(_ task: SessionTask, at position: Int, error: TransferError?) {

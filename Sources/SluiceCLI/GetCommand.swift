@@ -513,8 +513,7 @@ struct GetCommand: ParsableCommand {
         }) { delegate.run(on: session) }
         session.finishTasksAndInvalidate()
         if let signal = interrupted {
-            let kept = delegate.keptPartials
-            throw CLIFailure(code: 128 + signal, message: "interrupted" + (kept == 0 ? "" : "; \(kept) partial file\(kept == 1 ? " is" : "s are") kept beside \(kept == 1 ? "its target" : "their targets"): run the same command again to resume"))
+            throw CLIFailure(code: 128 + signal, message: InterruptedList.message(kept: delegate.keptPartials, saved: delegate.savedFiles))
         }
         if let failure = delegate.outputFailure {
             throw CLIFailure(code: 1, message: FileDescriptorSink.failureMessage(failure, writing: "the bodies to standard output"))
