@@ -39,13 +39,30 @@ final class ProgressLine {
         guard force || now &- lastDraw >= 100_000_000 else { return }
         lastDraw = now
         drewOnce = true
-        var text = ByteCountText.format(received)
+        let line = Self.text(received: received, expected: expected, rate: rate(received: received, now: now),
+                             width: Self.terminalWidth())
+        StandardStreams.error(("\r\u{1B}[K" + line))
+    }
+
+    /// The line for `width` columns, the widest of its forms that fits in one column less (a line that reaches the
+    /// last column wraps on some terminals, and each redraw then left a line behind: found by a tester at 30
+    /// columns). All ASCII, so a byte is a column.
+    static func text(received: Int64, expected: Int64, rate: Double, width: Int) -> String {
+        let bytes = ByteCountText.format(received), speed = ByteCountText.rate(rate)
+        var forms = ["\(bytes)  \(speed)", bytes]
         if expected > 0 {
-            let percent = min(100, Int(Double(received) * 100 / Double(expected)))
-            text += " / \(ByteCountText.format(expected)) \(percent)%"
+            let percent = "\(min(100, Int(Double(received) * 100 / Double(expected))))%"
+            forms = ["\(bytes) / \(ByteCountText.format(expected)) \(percent)  \(speed)", "\(percent)  \(speed)", percent]
         }
-        text += "  " + ByteCountText.rate(rate(received: received, now: now))
-        StandardStreams.error(("\r\u{1B}[K" + text))
+        let room = max(1, width - 1)
+        return forms.first { $0.utf8.count <= room } ?? String(forms[forms.count - 1].prefix(room))
+    }
+
+    /// Standard error's terminal width, read at each draw (the window can be resized at any time); 80 when unknown.
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     func end() {
