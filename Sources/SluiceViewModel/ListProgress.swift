@@ -1,7 +1,9 @@
 // The whole list at a glance, for the title line: how many tasks have ended, and when the rest should be done. A
 // task whose size is not known yet (queued, not started) counts as the average size of those known, so a list of
 // 50,000 files gets an estimate long before each has answered; one that runs without a length (a stream) means
-// there is no estimate.
+// there is no estimate. A task the user suspended is not part of it (it ends when they say), and the estimate is
+// never shorter than a running task's own: the title said "all in 3m14s" for a suspended 187 MB, and "all in 8s"
+// beside a row's 15s (found by a tester).
 public struct ListProgress: Equatable, Sendable {
     public let ended: Int
     public let total: Int
@@ -12,12 +14,15 @@ public struct ListProgress: Equatable, Sendable {
 
     public static func of(_ model: Model) -> ListProgress {
         var ended = 0, unknown = 0, endless = false
-        var knownSize = 0.0, knownCount = 0, remaining = 0.0, rate = 0.0
+        var knownSize = 0.0, knownCount = 0, remaining = 0.0, rate = 0.0, longest = 0.0
         // By index, reading stored fields only: a row whose method is called is copied whole first (472 bytes and a
         // retain per string and array in it), which at every frame for every row of a long list showed in profiles.
         // Only the running rows, a few, are asked for their rate.
         let rows = model.rows
-        for i in rows.indices where rows[i].state == .running { rate += rows[i].bytesPerSecond(now: model.now) ?? 0 }
+        for i in rows.indices where rows[i].state == .running {
+            rate += rows[i].bytesPerSecond(now: model.now) ?? 0
+            longest = max(longest, rows[i].eta(now: model.now) ?? 0)
+        }
         for i in rows.indices {
             if rows[i].state == .completed {
                 ended += 1
@@ -27,10 +32,13 @@ public struct ListProgress: Equatable, Sendable {
                 }
                 continue
             }
+            let held = rows[i].state == .suspended && rows[i].hasStarted && rows[i].retry == nil
             if rows[i].expected > 0 {
                 knownSize += Double(rows[i].expected)
                 knownCount += 1
-                remaining += Double(max(0, rows[i].expected - rows[i].bytes))
+                if !held { remaining += Double(max(0, rows[i].expected - rows[i].bytes)) }
+            } else if held {
+                continue
             } else {
                 unknown += 1
                 // A running transfer that never said its length (a stream) gives no end to estimate.
@@ -40,6 +48,6 @@ public struct ListProgress: Equatable, Sendable {
         guard knownCount > 0, !endless else { return ListProgress(ended: ended, total: model.rows.count, remainingBytes: nil, eta: nil) }
         let estimate = remaining + Double(unknown) * knownSize / Double(knownCount)
         return ListProgress(ended: ended, total: model.rows.count, remainingBytes: estimate,
-                            eta: rate > 0 && ended < model.rows.count ? estimate / rate : nil)
+                            eta: rate > 0 && ended < model.rows.count ? max(estimate / rate, longest) : nil)
     }
 }

@@ -35,6 +35,50 @@ struct ListProgressTests {
     }
 }
 
+struct ListProgressHeldAndSlowTests {
+    private func record(_ id: Int, _ at: UInt64, _ event: TaskEvent) -> ModelEvent {
+        .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: at, event: event))
+    }
+
+    /// Two rows at 100 B/s: #1 with 1,500 bytes left, #2 with 100. The list cannot end before #1 does (15 s),
+    /// though its 1,600 bytes at 200 B/s make 8 s (the title said "all in 8s" beside a row's 15s).
+    @Test func theEstimateIsNeverShorterThanARunningRowsOwn() {
+        var model = Model()
+        let s: UInt64 = 1_000_000_000
+        for id in 1...2 {
+            model.apply(.added(id: id, url: "http://h/\(id)", kind: .download, requestHeaders: [], at: 0))
+            model.apply(record(id, 1, .stateChanged(.running)))
+            model.apply(record(id, 2, .didWriteData(bytes: 0, total: 0, expected: id == 1 ? 2000 : 600)))
+        }
+        model.apply(.tick(1 * s))
+        for id in 1...2 { model.apply(record(id, 6 * s, .didWriteData(bytes: 500, total: 500, expected: id == 1 ? 2000 : 600))) }
+        model.apply(.tick(6 * s))
+        let own = model.rows[0].eta(now: model.now)
+        let list = ListProgress.of(model)
+        #expect(list.remainingBytes == 1600)
+        #expect(own != nil && list.eta == own, "\(String(describing: list.eta)) against the row's \(String(describing: own))")
+    }
+
+    /// A row the user suspended ends when they say: its bytes are not in the estimate (a suspended 187 MB made the
+    /// title say "all in 3m14s" beside a download 5 s from its end).
+    @Test func aRowTheUserSuspendedIsLeftOut() {
+        var model = Model()
+        let s: UInt64 = 1_000_000_000
+        for id in 1...2 {
+            model.apply(.added(id: id, url: "http://h/\(id)", kind: .download, requestHeaders: [], at: 0))
+            model.apply(record(id, 1, .stateChanged(.running)))
+            model.apply(record(id, 2, .didWriteData(bytes: 0, total: 0, expected: id == 1 ? 1000 : 1_000_000)))
+        }
+        model.apply(record(2, 3, .stateChanged(.suspended)))
+        model.apply(.tick(1 * s))
+        model.apply(record(1, 6 * s, .didWriteData(bytes: 500, total: 500, expected: 1000)))
+        model.apply(.tick(6 * s))
+        let list = ListProgress.of(model)
+        #expect(list.remainingBytes == 500)
+        #expect(list.eta.map { $0 < 10 } == true, "\(String(describing: list.eta))")
+    }
+}
+
 struct ListProgressStreamTests {
     @Test func aRunningStreamWithoutALengthGivesNoEstimate() {
         var model = Model()
