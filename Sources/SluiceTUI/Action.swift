@@ -144,6 +144,8 @@ public enum Action: String, CaseIterable, Sendable {
 public enum Key: Equatable, Hashable, Sendable {
     case character(Character)
     case up, down, left, right, pageUp, pageDown, home, end, tab, enter, escape, backspace, resize
+    /// The terminal's bracketed paste marks: what comes between them was pasted, not typed.
+    case pasteStart, pasteEnd
 
     public var name: String {
         switch self {
@@ -161,6 +163,8 @@ public enum Key: Equatable, Hashable, Sendable {
         case .escape: "Esc"
         case .backspace: "Backspace"
         case .resize: "resize"
+        case .pasteStart: "paste"
+        case .pasteEnd: "paste end"
         }
     }
 }

@@ -3,6 +3,7 @@ import SluiceViewModel
 
 public enum KeyHandler {
     public static func handle(_ key: Key, ui: inout UIState, model: inout Model) -> [UICommand] {
+        if key == .pasteStart || key == .pasteEnd || ui.pasting { return pasted(key, ui: &ui, model: &model) }
         switch ui.mode {
         case .help:
             if let action = Action.action(for: key), [.close, .help, .quit].contains(action) { ui.mode = .normal }
@@ -190,6 +191,30 @@ public enum KeyHandler {
     private static func selected(_ model: Model, _ ui: inout UIState) -> TaskRow? {
         if model.selected == nil { ui.message = "no task selected" }
         return model.selected
+    }
+
+    /// A pasted key: text for an open prompt, where a line break is a space (it never submits) and every other key
+    /// (an escape, an arrow: an escape sequence in the text) is dropped; outside a prompt, nothing at all.
+    private static func pasted(_ key: Key, ui: inout UIState, model: inout Model) -> [UICommand] {
+        switch key {
+        case .pasteStart:
+            ui.pasting = true
+        case .pasteEnd:
+            ui.pasting = false
+            if case .prompt = ui.mode { break }
+            ui.message = "pasted text goes into a prompt: press a, then paste, to add a URL"
+        case .character(let c) where !c.isNewline:
+            guard case .prompt(let kind, let text) = ui.mode else { break }
+            return prompt(kind, text, key, ui: &ui, model: &model)
+        case .enter, .character:
+            guard case .prompt(let kind, let text) = ui.mode else { break }
+            // A pasted command's ` \` and line break join its lines, as when they come typed; any other break is a space.
+            let joins = (kind == .addURL || kind == .addDownload) && text.hasSuffix("\\")
+            return prompt(kind, text, joins ? .enter : .character(" "), ui: &ui, model: &model)
+        default:
+            break
+        }
+        return []
     }
 
     private static func prompt(_ kind: UIState.Prompt, _ text: String, _ key: Key, ui: inout UIState,

@@ -33,7 +33,22 @@ public final class Screen {
                                 ("\u{1B}[4~", KEY_END), ("\u{1B}[8~", KEY_END), ("\u{1B}[F", KEY_END)] {
             _ = sluice_curses_define_key(sequence, key)
         }
+        // Bracketed paste: a terminal that knows it marks pasted text, so that an escape sequence or a line break
+        // in it is text for the prompt, never a key (a tester's paste with ESC in it ran its letters as commands).
+        _ = sluice_curses_define_key("\u{1B}[200~", Self.pasteStartCode)
+        _ = sluice_curses_define_key("\u{1B}[201~", Self.pasteEndCode)
+        Self.send("\u{1B}[?2004h")
         configure(theme: theme, useColor: useColor && sluice_curses_has_colors())
+    }
+
+    /// Key codes of our own for the paste marks, past every code curses defines (KEY_MAX is 0777).
+    private static let pasteStartCode: Int32 = 0o1001
+    private static let pasteEndCode: Int32 = 0o1002
+
+    /// A mode sequence to the terminal, after what curses has buffered.
+    private static func send(_ sequence: String) {
+        fflush(nil)  // every stream: curses writes through stdout's
+        _ = sequence.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
     }
 
     deinit { stop() }
@@ -97,6 +112,8 @@ public final class Screen {
             case sluice_key_backspace(): return .backspace
             case sluice_key_enter(): return .enter
             case sluice_key_btab(): return .tab
+            case Self.pasteStartCode: return .pasteStart
+            case Self.pasteEndCode: return .pasteEnd
             default: return nil
             }
         }
@@ -117,6 +134,7 @@ public final class Screen {
         guard !stopped else { return }
         stopped = true
         _ = sluice_curses_curs_set(1)
+        Self.send("\u{1B}[?2004l")
         sluice_curses_stop(screen)
         screen = nil
         sluice_unguard_terminal()

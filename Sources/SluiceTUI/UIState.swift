@@ -25,6 +25,8 @@ public struct UIState: Equatable, Sendable {
     public enum DetailView: Equatable, Sendable { case timeline, sequence }
 
     public var mode = Mode.normal
+    /// Between the terminal's paste marks: keys are pasted text, a prompt's or nobody's.
+    public var pasting = false
     public var pane = Pane.list
     public var detailView = DetailView.timeline
     /// Lines scrolled: from the top in the timeline, back from the newest in the sequence (0 follows it live).
