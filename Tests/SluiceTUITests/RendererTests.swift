@@ -97,6 +97,7 @@ func fixture(_ name: String) -> String? {
             for line in lines { #expect(TextWidth.of(line.text) == w) }
         }
         #expect(render(19, 5).first?.text.hasPrefix("Sluice needs 20x5") == true)
+        #expect(render(19, 4).map(\.text).joined().contains("(now 19x4)"), "\(render(19, 4).map(\.text))")
     }
 
     /// A long URL typed or pasted in the add prompt shows its end, where the cursor is: it was cut with "…" at
