@@ -1,6 +1,7 @@
 // The `sluice` command: its subcommands and how failures become one line on stderr and an exit status.
 import ArgumentParser
 import SluiceEngine
+import SluiceViewModel
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -65,7 +66,9 @@ public struct SluiceCommand: ParsableCommand {
             // A usage error exits 2, as curl's and wget's do, whether ArgumentParser found it (its own code is 64,
             // EX_USAGE) or one of sluice's checks did.
             if exitCode(for: error) == .validationFailure {
-                StandardStreams.error(fullMessage(for: error) + "\n")
+                // The message quotes what was typed: an escape sequence in it is shown, not sent to the terminal.
+                let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false)
+                StandardStreams.error(lines.map { Sanitized.text(String($0)) }.joined(separator: "\n") + "\n")
                 Glibc.exit(2)
             }
             exit(withError: error)
