@@ -33,25 +33,26 @@ struct ListProgressTests {
         let unknown = ListProgress.of(fresh)
         #expect(unknown.ended == 0 && unknown.total == 1 && unknown.remainingBytes == nil && unknown.eta == nil, "nothing known: no guess")
     }
-}
 
-struct ListProgressHeldAndSlowTests {
-    private func record(_ id: Int, _ at: UInt64, _ event: TaskEvent) -> ModelEvent {
-        .engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: at, event: event))
+    /// Rows 1... running downloads of these sizes, nothing received yet, at time 1 s.
+    private func running(_ sizes: [Int64]) -> Model {
+        var model = Model()
+        for (i, size) in sizes.enumerated() {
+            model.apply(.added(id: i + 1, url: "http://h/\(i + 1)", kind: .download, requestHeaders: [], at: 0))
+            model.apply(record(i + 1, 1, .stateChanged(.running)))
+            model.apply(record(i + 1, 2, .didWriteData(bytes: 0, total: 0, expected: size)))
+        }
+        model.apply(.tick(1_000_000_000))
+        return model
     }
 
     /// Two rows at 100 B/s: #1 with 1,500 bytes left, #2 with 100. The list cannot end before #1 does (15 s),
     /// though its 1,600 bytes at 200 B/s make 8 s (the title said "all in 8s" beside a row's 15s).
     @Test func theEstimateIsNeverShorterThanARunningRowsOwn() {
-        var model = Model()
+        var model = running([2000, 600])
         let s: UInt64 = 1_000_000_000
-        for id in 1...2 {
-            model.apply(.added(id: id, url: "http://h/\(id)", kind: .download, requestHeaders: [], at: 0))
-            model.apply(record(id, 1, .stateChanged(.running)))
-            model.apply(record(id, 2, .didWriteData(bytes: 0, total: 0, expected: id == 1 ? 2000 : 600)))
-        }
-        model.apply(.tick(1 * s))
-        for id in 1...2 { model.apply(record(id, 6 * s, .didWriteData(bytes: 500, total: 500, expected: id == 1 ? 2000 : 600))) }
+        model.apply(record(1, 6 * s, .didWriteData(bytes: 500, total: 500, expected: 2000)))
+        model.apply(record(2, 6 * s, .didWriteData(bytes: 500, total: 500, expected: 600)))
         model.apply(.tick(6 * s))
         let own = model.rows[0].eta(now: model.now)
         let list = ListProgress.of(model)
@@ -62,15 +63,9 @@ struct ListProgressHeldAndSlowTests {
     /// A row the user suspended ends when they say: its bytes are not in the estimate (a suspended 187 MB made the
     /// title say "all in 3m14s" beside a download 5 s from its end).
     @Test func aRowTheUserSuspendedIsLeftOut() {
-        var model = Model()
+        var model = running([1000, 1_000_000])
         let s: UInt64 = 1_000_000_000
-        for id in 1...2 {
-            model.apply(.added(id: id, url: "http://h/\(id)", kind: .download, requestHeaders: [], at: 0))
-            model.apply(record(id, 1, .stateChanged(.running)))
-            model.apply(record(id, 2, .didWriteData(bytes: 0, total: 0, expected: id == 1 ? 1000 : 1_000_000)))
-        }
         model.apply(record(2, 3, .stateChanged(.suspended)))
-        model.apply(.tick(1 * s))
         model.apply(record(1, 6 * s, .didWriteData(bytes: 500, total: 500, expected: 1000)))
         model.apply(.tick(6 * s))
         let list = ListProgress.of(model)
