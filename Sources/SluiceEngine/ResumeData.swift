@@ -47,7 +47,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
     /// The same download continued from the partial file at `newPath`, which holds `size` bytes. Resume data
     /// names the file it was written beside; a pair copied or moved elsewhere, or a checkpoint planted under a
     /// download's name, names another file, which must never be the one continued. Bytes the file does not hold
-    /// are fetched again; so is a split download's finished ranges unless the file reaches its whole length.
+    /// are fetched again, and so are a split download's finished ranges unless the file reaches its whole length.
     public func placed(at newPath: String, size: Int64) -> ResumeData {
         var placed = self
         placed.path = newPath
