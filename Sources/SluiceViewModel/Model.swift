@@ -232,6 +232,9 @@ public struct Model: Equatable, Sendable {
                     row.hasStarted = true
                     row.queuePosition = nil
                     row.retry = nil
+                    // Quiet from here, not from before it was suspended or queued; its bursts are measured afresh.
+                    row.lastProgress = time
+                    row.progressGap = nil
                 }
             case .didReceiveResponse(let r):
                 row.status = r.statusCode
@@ -257,6 +260,7 @@ public struct Model: Equatable, Sendable {
                 row.awaitingDisposition = false
             case .didReceiveData(let bytes):
                 row.bytes += Int64(bytes)
+                if row.chunks > 0 { row.progressGap = time &- row.lastProgress }
                 row.chunks += 1
                 row.lastProgress = time
                 row.rate.record(bytes: row.bytes, at: time)
@@ -264,6 +268,7 @@ public struct Model: Equatable, Sendable {
                 if total < row.bytes { row.throughput.rebase(bytes: 0) }  // over from zero (a new URL, a fresh retry)
                 row.bytes = total
                 row.expected = expected
+                if row.chunks > 0 { row.progressGap = time &- row.lastProgress }
                 row.chunks += 1
                 row.lastProgress = time
                 row.rate.record(bytes: total, at: time)

@@ -48,6 +48,10 @@ public struct TaskRow: Equatable, Sendable, Codable {
     /// Bytes per second over the last minute, for the sparkline.
     public var throughput = Throughput()
     public var lastProgress: UInt64
+    /// Nanoseconds between its last two data events while it ran: bytes that come in bursts (a low receive limit
+    /// lets 16 KiB in every 16 s at 1 KiB/s) are not a stall between them. Optional so that rows encoded without it
+    /// (a daemon of the version before, to an attached UI) still decode.
+    public var progressGap: UInt64?
     public let added: UInt64
     /// Set on a data task that became a download task, and on that download task.
     public var becameTask: Int?
@@ -136,8 +140,12 @@ public struct TaskRow: Equatable, Sendable, Codable {
 
     /// Running, not waiting for anyone, and no byte for a while.
     public func isStalled(now: UInt64) -> Bool {
-        state == .running && !awaitingDisposition && now &- lastProgress > TaskRow.stallAfter
+        let quiet = max(TaskRow.stallAfter, min(2 &* (progressGap ?? 0), TaskRow.longestBurstWait))
+        return state == .running && !awaitingDisposition && now &- lastProgress > quiet
     }
+
+    /// However far apart its bursts came, a row quiet this long is stalled.
+    static let longestBurstWait: UInt64 = 60_000_000_000
 
     public static let stallAfter: UInt64 = 5_000_000_000
 }

@@ -95,6 +95,26 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect((m.row(1)?.bytesPerSecond(now: 12 * second) ?? 1) == 0, "no bytes in the last five seconds")
     }
 
+    /// Bytes in bursts (a 1 KiB/s limit lets 16 KiB in every 16 s) are not a stall between them, up to a minute;
+    /// a row that ran steadily is stalled after five quiet seconds, and one just resumed is measured from then
+    /// (found by a tester: `l 1k` showed "stalled" while the limit worked).
+    @Test func burstsUnderALowLimitAreNotAStall() {
+        var m = model([added, record(1, .stateChanged(.running), at: 0), record(1, .didReceiveResponse(response(length: 100_000_000)), at: 0),
+                       record(1, .disposition(.allow), at: 0)])
+        for i in 0...3 { m.apply(record(1, .didReceiveData(bytes: 16384), at: UInt64(i) * 16 * second)) }
+        #expect(m.row(1)?.isStalled(now: 48 * second + 20 * second) == false, "16 s bursts: 20 s quiet is not a stall")
+        #expect(m.row(1)?.isStalled(now: 48 * second + 40 * second) == true, "twice the gap, and more")
+        m.apply(record(1, .didReceiveData(bytes: 16384), at: 48 * second + 100_000_000))
+        #expect(m.row(1)?.isStalled(now: 48 * second + 6 * second) == true, "steady again: five quiet seconds")
+        m.apply(record(1, .stateChanged(.suspended), at: 60 * second))
+        m.apply(record(1, .stateChanged(.running), at: 100 * second))
+        #expect(m.row(1)?.isStalled(now: 103 * second) == false, "resumed three seconds ago")
+        #expect(m.row(1)?.isStalled(now: 106 * second) == true)
+        var long = model([added, record(1, .stateChanged(.running), at: 0)])
+        for i in 0...1 { long.apply(record(1, .didReceiveData(bytes: 1), at: UInt64(i) * 300 * second)) }
+        #expect(long.row(1)?.isStalled(now: 300 * second + 61 * second) == true, "a minute at most")
+    }
+
     @Test func failureAndCancellationAreOutcomes() {
         let failed = model([added, record(1, .didCompleteWithError(TransferError(.networkConnectionLost, "gone")), at: 1)])
         #expect(failed.row(1)?.outcome == .failed(TaskFailure(code: .networkConnectionLost, message: "gone")))
