@@ -396,7 +396,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                 makeLastCalls {
                     handler?(nil)  // it finished before the cancel took effect: nothing to resume
                     self.finishDownload(at: file.path)
-                    self.reportCompletion(nil)
+                    self.reportCompletion(self.keepingFailed)
                     file.close()
                 }
             }
@@ -492,6 +492,15 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     }
 
     // MARK: Delegate queue
+
+    /// Set by the delegate inside `didFinishDownloadingTo` when it could not keep the file (its directory gone, a
+    /// full disk): the task then completes with this error instead of none. A Sluice extension: URLSession's task
+    /// succeeds whatever its delegate did with the file, and a manager reported a download it lost as finished.
+    public var keepingFailed: TransferError? {  // delegate queue only
+        get { assertOnDelegateQueue(); return keepFailure }
+        set { assertOnDelegateQueue(); keepFailure = newValue }
+    }
+    private var keepFailure: TransferError?  // delegate queue only
 
     private func finishDownload(at path: String) {
         // isDirectory given: without it, URL stats the path to find out (a syscall per download; perf showed it).

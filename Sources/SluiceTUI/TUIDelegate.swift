@@ -412,6 +412,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             post(.saved(id: id, path: path))
         case .failure(let problem):
             post(.note(id: id, problem.message))
+            downloadTask.keepingFailed = TransferError(.cannotWriteToFile, problem.message, failingURL: downloadTask.originalRequest.url)
         }
     }
 

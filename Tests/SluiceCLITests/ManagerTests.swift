@@ -243,6 +243,38 @@ import Testing
         #expect(stored.timeline.contains("retry 1/3"), "\(stored.timeline)")
     }
 
+    /// A download whose directory is removed while it runs cannot be saved: it fails, as `get -o` does, and the
+    /// store does not call it saved (a tester's `rm -rf` of the output directory gave "finished", exit 0, and an
+    /// on-complete hook with no file).
+    @Test func aDownloadThatCannotBeSavedFails() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch(), state = try Scratch()
+        defer { dir.remove(); state.remove() }
+        let out = dir.path + "/gone"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let store = try TaskStore(directory: state.path)
+        let app = TransferApp(outputDirectory: out, store: store, retries: RetryPolicies(downloads: nil))
+        // The body holds after its first chunk until the gate opens: the directory goes before the download can end.
+        let gate = "gone-\(UInt32.random(in: 0...UInt32.max))"
+        guard case .success(let row) = app.add(server.url("/drip?bytes=4096&chunk=1024&interval=10&gate=\(gate)").absoluteString,
+                                               kind: .download) else {
+            Issue.record("refused")
+            return
+        }
+        let removed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {  // not the test pool's threads, which other tests may all be holding
+            for _ in 0..<4000 where !Scratch.entries(out).contains(where: { $0.hasSuffix(".sluice-part") }) { usleep(5000) }
+            try? FileManager.default.removeItem(atPath: out)
+            server.openGate(gate)
+            removed.signal()
+        }
+        let ended = await ranToTheEnd(app).run
+        _ = await offThePool { removed.wait(timeout: .now() + 30) }
+        #expect(ended.failed == 1, "\(ended)")
+        let stored = try #require(try store.all().first { $0.id == Int64(row) })
+        #expect(stored.outcome != "finished" && stored.savedFile == nil, "\(stored.outcome ?? "nil")")
+    }
+
     /// What the plain run says of how its tasks ended, for the command's exit status: a download saved, one the
     /// server refused (404: nothing saved) and one whose connection drops with no retry left.
     @Test func thePlainRunTellsWhichOfItsTasksFailed() async throws {
