@@ -16,6 +16,8 @@ import NIOHTTP1
 /// - `ranges=0` no Accept-Ranges, and Range is ignored
 /// - `ignore=1` Accept-Ranges announced, Range ignored: every request gets the whole body
 /// - `expires=K` a signed link that expires: the K-th request for this exact URL and every later one get 403
+/// - `gzip=accepted` as nginx with `gzip on` for the type: a request that accepts gzip gets `EncodedBodies`'
+///   gzip text, 200 without Content-Range, whatever Range it asked for
 enum SegmentScenarios {
     static func respond(context: ChannelHandlerContext, head: HTTPRequestHead, size: Int64, query: [String: String],
                         log: RequestLog) {
@@ -24,6 +26,16 @@ enum SegmentScenarios {
             context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .forbidden,
                 headers: HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", String(body.utf8.count)), ("Connection", "close")])))), promise: nil)
             context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        if query["gzip"] == "accepted", head.headers.first(name: "Accept-Encoding")?.contains("gzip") == true,
+           let body = EncodedBodies.body("gzip") {
+            context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .ok,
+                headers: HTTPHeaders([("Content-Encoding", "gzip"), ("Content-Type", "text/plain"),
+                                      ("Content-Length", String(body.count)), ("Connection", "close")])))), promise: nil)
+            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
             let channel = context.channel
             context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
             return

@@ -28,6 +28,9 @@ public final class URLProbe: SessionDataDelegate {
         ranged.method = "GET"
         ranged.body = nil
         ranged.headers.set("Range", "bytes=0-0")
+        // The bytes as a download receives them (a download asks for no encoding): a server that compresses what
+        // the request accepts answers a Range with 200 and gzip, which says neither the size nor the range.
+        ranged.headers.set("Accept-Encoding", "identity")
         session.dataTask(with: ranged).resume()
         session.finishTasksAndInvalidate()
     }
