@@ -28,6 +28,8 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
     /// Checks the finished file before it gets its name (`--checksum`); returns what is wrong, or nil.
     var verify: ((String) -> String?)?
     private(set) var verifyFailure: String?
+    /// The download continues a file the user had (`-C -`): it gets its name even when `verify` fails.
+    var keepsWhatItVerifies = false
     /// When the resume state goes to disk (delegate queue only).
     private var checkpoints = CheckpointClock(waitsAfterFirstBytes: false)
 
@@ -75,7 +77,7 @@ final class DownloadDelegate: SessionDataDelegate, SessionDownloadDelegate, @unc
         if let status = response?.statusCode, status >= 400 { return }  // an error page is not the file asked for
         if let failure = verify?(location.path) {
             verifyFailure = failure  // the engine removes the file when this returns: nothing gets the name
-            return
+            guard keepsWhatItVerifies else { return }  // but bytes the user had before are never removed with it
         }
         moveFailure = output.moveIn(from: location.path, force: force)
         saved = moveFailure == nil

@@ -352,9 +352,13 @@ struct GetCommand: ParsableCommand {
         // A GET goes on from its partial file with the same request, its -H, -u and -b included; a POST (-d, -X) is
         // never sent again to fetch the rest of an answer.
         let resumable = request.method == "GET" && request.body == nil
-        if continueAt != nil, !force, file.exists, try continueForeign(file, request: request, resumable: resumable,
-                                                                       configuration: configuration) {
-            return  // complete already
+        var continuesUsersFile = false
+        if continueAt != nil, !force, file.exists {
+            switch try continueForeign(file, request: request, resumable: resumable, configuration: configuration) {
+            case .complete: return
+            case .adopted: continuesUsersFile = true
+            case .none: break
+            }
         }
         if file.exists && !force {
             throw CLIFailure(code: 1, message: "\(file.name) already exists; use --force to replace it")
@@ -375,6 +379,7 @@ struct GetCommand: ParsableCommand {
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,
                                         progress: progressLine)
+        delegate.keepsWhatItVerifies = continuesUsersFile
         let mirrors = try splitOptions.mirrorURLs()
         let notes = mirrors.isEmpty ? nil : MirrorNotes()
         let session = Session(configuration: configuration, delegate: delegate,
@@ -424,7 +429,8 @@ struct GetCommand: ParsableCommand {
             throw AttemptFailure(failure: error, cause: .of(error: nil, response: delegate.response))
         }
         if let failure = delegate.verifyFailure {
-            throw CLIFailure(code: 1, message: "\(name) not saved: \(failure)")
+            let kept = delegate.saved ? "; it is kept, with the bytes it held before this run" : " not saved"
+            throw CLIFailure(code: 1, message: "\(name)\(kept): \(failure)")
         }
         if let failure = delegate.moveFailure {
             throw CLIFailure(code: 1, message: "cannot save \(name): \(failure)")
@@ -438,25 +444,39 @@ struct GetCommand: ParsableCommand {
     /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file
     /// that is also the partial file (a run stopped between the two names) keeps only the partial name.
     private func continueForeign(_ file: OutputFile, request: Request, resumable: Bool,
-                                 configuration: SessionConfiguration) throws -> Bool {
+                                 configuration: SessionConfiguration) throws -> ForeignFile {
         var whole = stat()
         var partial = stat()
         if lstat(file.path, &whole) == 0, lstat(file.partialPath, &partial) == 0 {
-            guard whole.st_ino == partial.st_ino, whole.st_dev == partial.st_dev else { return false }  // "exists": said below
+            guard whole.st_ino == partial.st_ino, whole.st_dev == partial.st_dev else { return .none }  // "exists": said below
             unlink(file.path)
-            return false
+            return .none
         }
-        guard case .none = try file.leftOver(for: request.url) else { return false }
+        guard case .none = try file.leftOver(for: request.url) else { return .none }
         guard resumable else {
             throw CLIFailure(code: 1, message: "-C -: a \(Sanitized.text(request.method)) is not sent again to continue a file; \(file.name) is left as it was")
         }
         switch try ContinueAt.adopt(file, request: request, configuration: configuration) {
         case .complete(let size):
+            // Complete already is no reason to skip --checksum: the file is what it promises, or the command fails.
+            if let failure = splitOptions.checksum?.mismatch(at: file.path) {
+                throw CLIFailure(code: 1, message: "\(file.name) is complete already (\(size) bytes), and left as it was: \(failure)")
+            }
             StandardStreams.error("sluice: \(file.name) is complete already (\(size) bytes): nothing to fetch\n")
-            return true
+            return .complete
         case .adopted:
-            return false
+            return .adopted
         }
+    }
+
+    /// What `-C -` made of a file it found.
+    private enum ForeignFile {
+        /// Nothing is left to fetch.
+        case complete
+        /// The user's file is now the partial file, continued from its end.
+        case adopted
+        /// Not another program's file to continue (sluice's own partial file, or none).
+        case none
     }
 
     /// A partial file of another URL (an expired link given again fresh, a mirror): its resume data moved to

@@ -58,6 +58,29 @@ import Testing
         #expect(two?.code == 2 && two?.message.contains("continues one file") == true, "\(two?.message ?? "")")
     }
 
+    /// `--checksum` holds with `-C -` too: a file complete already is checked, and one continued that does not
+    /// match keeps the bytes the user had (it was deleted whole, theirs included: found by a tester).
+    @Test func aChecksumIsCheckedOnAFileContinuedOrCompleteAndTheUsersBytesStay() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let wrong = "sha256=" + String(repeating: "0", count: 64)
+        let complete = Data(ScenarioPattern.bytes(offset: 0, count: 5000))
+        try complete.write(to: URL(fileURLWithPath: dir.path + "/whole.bin"))
+        let checked = await runGet(["-s", "-C", "-", "--checksum", wrong, "-o", dir.path + "/whole.bin",
+                                    server.url("/bytes/5000").absoluteString])
+        #expect(checked?.code == 1 && checked?.message.contains("sha256 mismatch") == true, "\(String(describing: checked))")
+        #expect(FileManager.default.contents(atPath: dir.path + "/whole.bin") == complete)
+
+        let start = Data(ScenarioPattern.bytes(offset: 0, count: 1000))
+        try start.write(to: URL(fileURLWithPath: dir.path + "/half.bin"))
+        let continued = await runGet(["-s", "--retry", "0", "-C", "-", "--checksum", wrong, "-o", dir.path + "/half.bin",
+                                      server.url("/bytes/5000?checked").absoluteString])
+        #expect(continued?.code == 1 && continued?.message.contains("sha256 mismatch") == true, "\(String(describing: continued))")
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/half.bin"), count: 5000), "the user's bytes and the rest")
+        #expect(dir.entries == ["half.bin", "whole.bin"], "\(dir.entries)")
+    }
+
     @Test func aCompleteFileAndOneThatCannotBeContinuedAreLeftAsTheyWere() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
