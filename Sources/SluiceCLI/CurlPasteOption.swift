@@ -12,17 +12,22 @@ struct CurlPasteOption: ParsableArguments {
             parsing: .unconditional, help: ArgumentHelp("Take the URL, method, headers, cookies and body from a pasted curl command (a browser's Copy as cURL (bash)); flags typed here win over the paste's.", valueName: "command"))
     var command: String?
 
-    /// The paste, read; the flags it has that sluice ignores are named in one warning on stderr. `typedGet`: -G was
-    /// typed beside it, and takes the paste's data into the query (a POST went instead; found by a tester).
-    func read(typedGet: Bool = false) throws -> CurlPaste? {
+    /// The paste, read; the flags it has that sluice ignores are named in one warning on stderr, unless `warns` is
+    /// false (the caller says it once -s, typed or pasted, is known). `typedGet`: -G was typed beside it, and takes
+    /// the paste's data into the query (a POST went instead; found by a tester).
+    func read(typedGet: Bool = false, warns: Bool = true) throws -> CurlPaste? {
         guard let command else { return nil }
         do throws(CurlPaste.Failure) {
             let paste = try CurlPaste.parse(command, dataInQuery: typedGet)
-            if let warning = paste.warning { StandardStreams.warning("--curl: \(warning)") }
+            if warns { Self.warn(paste) }
             return paste
         } catch {
             throw CLIFailure(code: 2, message: "--curl: \(error.message)")
         }
+    }
+
+    static func warn(_ paste: CurlPaste) {
+        if let warning = paste.warning { StandardStreams.warning("--curl: \(warning)") }
     }
 }
 

@@ -113,8 +113,11 @@ struct GetCommand: ParsableCommand {
         // Read first and whole, so that a broken file stops before any transfer; the flags given win.
         let config = try configFile.load()
         // A paste counts as typed: its flags go in before the file's defaults fill what is left.
-        let paste = try curlPaste.read(typedGet: requestOptions.get)
+        let paste = try curlPaste.read(typedGet: requestOptions.get, warns: false)
         if let paste { take(paste) }
+        // -s, typed or pasted, hides the paste's warning too (it was printed before -s was known; found by a tester).
+        if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
+        if let paste { CurlPasteOption.warn(paste) }
         config.applyDefaults(to: &self)
         try SluiceConfig.$inForce.withValue(config) { try runWithConfig(paste: paste) }
     }
