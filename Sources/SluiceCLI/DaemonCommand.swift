@@ -32,8 +32,8 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "Where downloads are saved when sluice add names no place (default: the current directory).")
     var outputDir: String = "."
 
-    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once.", valueName: "n"))
-    var jobs: Int = 6
+    @Option(name: .customShort("j"), help: ArgumentHelp("How many tasks transfer at once (default: the config file's jobs, else 6).", valueName: "n"))
+    var jobs: Int?
 
     @Option(name: .customLong("limit-rate"), parsing: .unconditional,
             help: ArgumentHelp("At most this many bytes per second for all its transfers together; k, m, g (1024-based) as curl's.", valueName: "speed"))
@@ -50,13 +50,16 @@ struct DaemonCommand: ParsableCommand {
     @OptionGroup var configFile: ConfigOption
 
     mutating func run() throws {
-        guard jobs >= 1 else { throw CLIFailure(code: 2, message: "-j needs at least 1") }
-        let rate = try RetryOptions.rateLimit(limitRate)
+        if let jobs, jobs < 1 { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         let paths = try daemon.paths()
         let config = try configFile.load()
         config.applyDefaults(to: &hookOptions)  // the file's hooks, unless given here
+        // The file's jobs, limit-rate and per-host, unless given here, as `sluice -d` takes them (found by a tester:
+        // `sluice config` listed them in force, and the daemon ran 6 at once, unlimited).
+        let jobs = self.jobs ?? config.jobs.value
+        let rate = try RetryOptions.rateLimit(limitRate ?? config.limitRate.value)
         let directory = DaemonOptions.absolute(outputDir)
-        if installUserService || uninstallUserService { return try userService(directory: directory) }
+        if installUserService || uninstallUserService { return try userService(directory: directory, jobs: jobs) }
         guard !foreground && !detached else {
             // Detached, it keeps no directory busy (a file system it sat in could not be unmounted); every path
             // it uses is absolute.
@@ -64,6 +67,7 @@ struct DaemonCommand: ParsableCommand {
             var settings = DaemonSettings(paths: paths, outputDirectory: directory, jobs: jobs, echoLog: foreground, hooks: try hookOptions.hooks(),
                                           hostLimit: { config.connections(forHost: $0) }, requestTimeout: config.requestTimeout)
             settings.maximumBytesPerSecond = rate
+            if config.perHost.source != .defaultValue { settings.perHost = config.perHost.value }
             let ending: DaemonRunner.Ending
             do {
                 ending = try DaemonRunner.run(settings, traceLine: TraceEncoder.line(for:start:))
@@ -79,7 +83,8 @@ struct DaemonCommand: ParsableCommand {
         let started: Bool
         do {
             started = try DaemonLauncher.ensureRunning(paths, arguments: ["daemon", "--detached", "--id", paths.identifier,
-                                                                          "--output-dir", directory, "-j", String(jobs)] + hookArguments)
+                                                                          "--output-dir", directory] + (self.jobs.map { ["-j", String($0)] } ?? [])
+                                                           + hookArguments)
         } catch {
             throw CLIFailure(code: 1, message: error.message)
         }
@@ -87,7 +92,7 @@ struct DaemonCommand: ParsableCommand {
     }
 
     /// `--install-user-service` / `--uninstall-user-service`: the unit, and what to type next.
-    private func userService(directory: String) throws {
+    private func userService(directory: String, jobs: Int) throws {
         if installUserService && uninstallUserService { throw CLIFailure(code: 2, message: "install or uninstall, not both") }
         guard let folder = UserService.directory(environment: ProcessInfo.processInfo.environment) else {
             throw CLIFailure(code: 1, message: "neither XDG_CONFIG_HOME nor HOME says where user units go")

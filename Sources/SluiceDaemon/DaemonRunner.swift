@@ -30,6 +30,8 @@ public struct DaemonSettings: Sendable {
     public var requestTimeout: Double?
     /// All transfers together at most this many bytes a second (`--limit-rate`); nil: no limit.
     public var maximumBytesPerSecond: Int64?
+    /// At most this many tasks of one host at once (the config file's `per-host`), unless the host has a rule.
+    public var perHost = Int.max
 
     public init(paths: DaemonPaths, outputDirectory: String, jobs: Int, echoLog: Bool, hooks: TaskHooks = TaskHooks(),
                 hostLimit: @escaping @Sendable (String) -> Int? = { _ in nil }, requestTimeout: Double? = nil) {
@@ -77,7 +79,8 @@ public enum DaemonRunner {
         let file = try LogFile(path: paths.log, echo: settings.echoLog)
         let logger = Logger(label: "sluice.daemon") { FileLogHandler(label: $0, file: file) }
         logger.info("starting", metadata: ["pid": "\(getpid())", "id": "\(paths.identifier)", "socket": "\(paths.socket)",
-                                           "jobs": "\(settings.jobs)", "limit": "\(settings.maximumBytesPerSecond.map(String.init) ?? "none")"])
+                                           "jobs": "\(settings.jobs)", "limit": "\(settings.maximumBytesPerSecond.map(String.init) ?? "none")",
+                                           "per-host": "\(settings.perHost == .max ? "none" : String(settings.perHost))"])
         if stale { logger.notice("removed the socket a stopped daemon left behind") }
         if let notice = store.notice { logger.warning("\(notice)") }
 
@@ -99,7 +102,8 @@ public enum DaemonRunner {
         configuration.maximumBytesPerSecond = settings.maximumBytesPerSecond
         let saver = CookieSaver(cookies, to: cookieFile)
         cookies.onChange { saver.changed() }
-        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, hostLimit: settings.hostLimit,
+        let app = TransferApp(outputDirectory: settings.outputDirectory, concurrency: settings.jobs, perHost: settings.perHost,
+                              hostLimit: settings.hostLimit,
                               configuration: configuration, store: store, hooks: settings.hooks)
         let hub = DaemonHub(app: app, identifier: paths.identifier, traceLine: traceLine, logger: logger)
         let resumed = app.restore(records)

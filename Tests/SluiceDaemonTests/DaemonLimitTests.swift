@@ -24,6 +24,27 @@ struct DaemonLimitTests {
         }
     }
 
+    /// The config file's jobs, limit-rate and per-host hold for the daemon as for `sluice -d`, and a flag given
+    /// wins (found by a tester: `sluice config` listed them in force; the daemon ran 6 at once, unlimited).
+    @Test func theConfigFilesLimitsHoldUnlessGiven() async throws {
+        try await withDaemon { fixture in
+            try "timeout = 3600\njobs = 2\nper-host = 1\nlimit-rate = \"1M\"\n"
+                .write(toFile: fixture.root + "/config/sluice/config.toml", atomically: true, encoding: .utf8)
+            let started = try await fixture.sluice(["daemon"])
+            #expect(started.status == 0, "\(started.error)")
+            let log = fixture.log
+            #expect(log.contains("jobs=2") && log.contains("limit=1048576") && log.contains("per-host=1"), "\(log)")
+        }
+        try await withDaemon { fixture in
+            try "timeout = 3600\njobs = 2\nlimit-rate = \"1M\"\n"
+                .write(toFile: fixture.root + "/config/sluice/config.toml", atomically: true, encoding: .utf8)
+            let started = try await fixture.sluice(["daemon", "-j", "3", "--limit-rate", "2M"])
+            #expect(started.status == 0, "\(started.error)")
+            let log = fixture.log
+            #expect(log.contains("jobs=3") && log.contains("limit=2097152") && log.contains("per-host=none"), "\(log)")
+        }
+    }
+
     @Test func aDaemonLimitThatIsNoSpeedIsRefusedBeforeAnythingStarts() async throws {
         try await withDaemon { fixture in
             let refused = try await fixture.sluice(["daemon", "--limit-rate", "fast"])
