@@ -263,7 +263,7 @@ public final class DaemonHub: Sendable {
             return nil
         }
         if let refusal { return (refusal, nil) }
-        let saved = state.withLock { $0.model.row(id)?.savedPath }
+        let saved = state.withLock { $0.model.savedFileToPurge(id) }
         let message = purge ? app.purge(id, savedPath: saved) : app.forget(id)
         _ = state.withLock { $0.model.remove(id) }
         tellAttached(.removed(id))

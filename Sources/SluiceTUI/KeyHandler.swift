@@ -154,7 +154,7 @@ public enum KeyHandler {
                 ui.message = "#\(row.id) is \(row.stateWord): cancel it first (c); X removes a task that has ended, with its file"
                 return []
             }
-            ui.mode = .confirmPurge(row.id, row.savedPath)
+            ui.mode = .confirmPurge(row.id, model.savedFileToPurge(row.id))
         case .taskCommand:
             guard let command = ui.taskCommand else {
                 ui.message = "no task-command in the config file (~/.config/sluice/config.toml)"

@@ -43,6 +43,14 @@ public struct Model: Equatable, Sendable {
 
     public func row(_ id: Int) -> TaskRow? { index[id].map { rows[$0] } }
 
+    /// The file row `id` saved, while no later row saved a file of the same path: a name freed (its file removed)
+    /// and taken again belongs to the later download, which purging the earlier row deleted (found by a tester:
+    /// `X` on an old row of the history deleted the file of a newer one that still said "saved").
+    public func savedFileToPurge(_ id: Int) -> String? {
+        guard let path = row(id)?.savedPath else { return nil }
+        return rows.contains { $0.id > id && $0.savedPath == path } ? nil : path
+    }
+
     /// Where the row is in `rows`: for a reader of a few fields, which `row(_:)` would copy whole (a retain for
     /// every string and array in it) to read.
     public func position(of id: Int) -> Int? { index[id] }

@@ -79,6 +79,24 @@ import Testing
         #expect(m.filter.isEmpty && ui.message == nil)
     }
 
+    /// `X` on an old row whose file name a later download took again asks to remove the row only.
+    @Test func purgingAnOldRowLeavesTheFileALaterRowSaved() {
+        var m = Model(), ui = UIState()
+        for id in [1, 2] {
+            m.apply(.added(id: id, url: "http://h/f", kind: .download, requestHeaders: [], at: 0))
+            m.apply(.engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: 1, event: .stateChanged(.completed))))
+            m.apply(.engine(TaskEventRecord(taskIdentifier: id, uptimeNanoseconds: 1, event: .didCompleteWithError(nil))))
+            m.apply(.saved(id: id, path: "/d/f"))
+        }
+        m.select(1)
+        _ = press([.character("X")], ui: &ui, model: &m)
+        #expect(ui.mode == .confirmPurge(1, nil), "\(ui.mode)")
+        #expect(press([.character("y")], ui: &ui, model: &m) == [.purge(1, savedPath: nil)])
+        m.select(2)
+        _ = press([.character("X")], ui: &ui, model: &m)
+        #expect(ui.mode == .confirmPurge(2, "/d/f"), "\(ui.mode)")
+    }
+
     @Test func addPromptTypesEditsAndSubmits() {
         var ui = UIState(), m = sampleModel()
         let keys: [Key] = [.character("a")] + "http://x/yy".map { .character($0) } + [.backspace, .enter]

@@ -115,6 +115,21 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(long.row(1)?.isStalled(now: 300 * second + 61 * second) == true, "a minute at most")
     }
 
+    /// A path saved again by a later row is that row's file: purging the earlier row leaves it (found by a tester:
+    /// `X` on an old row deleted the file of a newer one of the same name).
+    @Test func aFileSavedAgainByALaterRowIsNotTheEarlierRowsToPurge() {
+        var m = Model()
+        for id in [1, 3, 6] {
+            m.apply(.added(id: id, url: "http://h/1000", kind: .download, requestHeaders: [], at: 0))
+            m.apply(.saved(id: id, path: "/d/1000"))
+        }
+        m.apply(.added(id: 7, url: "http://h/other", kind: .download, requestHeaders: [], at: 0))
+        m.apply(.saved(id: 7, path: "/d/other"))
+        #expect(m.savedFileToPurge(1) == nil && m.savedFileToPurge(3) == nil)
+        #expect(m.savedFileToPurge(6) == "/d/1000" && m.savedFileToPurge(7) == "/d/other")
+        #expect(m.savedFileToPurge(42) == nil)
+    }
+
     @Test func failureAndCancellationAreOutcomes() {
         let failed = model([added, record(1, .didCompleteWithError(TransferError(.networkConnectionLost, "gone")), at: 1)])
         #expect(failed.row(1)?.outcome == .failed(TaskFailure(code: .networkConnectionLost, message: "gone")))
