@@ -444,8 +444,8 @@ struct GetCommand: ParsableCommand {
     private var progressLine: ProgressLine? { trace || verbose || head || curlScript.noProgressMeter ? nil : ProgressLine.ifTerminal() }
 
     /// -C -: `file` exists. When sluice has no checkpoint beside it, it is another program's half-done download, to be
-    /// continued from its end (`ContinueAt`); true when it turns out complete, and nothing is to be done. A file
-    /// that is also the partial file (a run stopped between the two names) keeps only the partial name.
+    /// continued from its end (`ContinueAt`), or complete already, and nothing is to be done. A file that is also the
+    /// partial file (a run stopped between the two names) keeps only the partial name.
     private func continueForeign(_ file: OutputFile, request: Request, resumable: Bool,
                                  configuration: SessionConfiguration) throws -> ForeignFile {
         var whole = stat()
