@@ -53,11 +53,9 @@ struct DaemonCommand: ParsableCommand {
         if let jobs, jobs < 1 { throw CLIFailure(code: 2, message: "-j needs at least 1") }
         let paths = try daemon.paths()
         let config = try configFile.load()
-        config.applyDefaults(to: &hookOptions)  // the file's hooks, unless given here
-        // The file's jobs, limit-rate and per-host, unless given here, as `sluice -d` takes them (found by a tester:
-        // `sluice config` listed them in force, and the daemon ran 6 at once, unlimited).
+        config.applyDefaults(to: &self)  // the file's jobs, limit-rate and hooks, unless given here
         let jobs = self.jobs ?? config.jobs.value
-        let rate = try RetryOptions.rateLimit(limitRate ?? config.limitRate.value)
+        let rate = try RetryOptions.rateLimit(limitRate)
         let directory = DaemonOptions.absolute(outputDir)
         if installUserService || uninstallUserService { return try userService(directory: directory, jobs: jobs) }
         guard !foreground && !detached else {

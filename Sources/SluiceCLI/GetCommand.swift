@@ -123,7 +123,6 @@ struct GetCommand: ParsableCommand {
     }
 
     private mutating func runWithConfig(paste: CurlPaste?) throws {
-        if silent { StandardStreams.setQuiet(showError ? .errorsOnly : .all) }
         if fail && curlScript.failWithBody { throw CLIFailure(code: 2, message: "-f writes no error body and --fail-with-body writes it: give one") }
         if jobs == nil, let parallelMax = curlScript.parallelMax {
             guard parallelMax >= 1 else { throw CLIFailure(code: 2, message: "--parallel-max needs at least 1") }
@@ -360,7 +359,7 @@ struct GetCommand: ParsableCommand {
             switch try continueForeign(file, request: request, resumable: resumable, configuration: configuration) {
             case .complete: return
             case .adopted: continuesUsersFile = true
-            case .none: break
+            case .notForeign: break
             }
         }
         if file.exists && !force {
@@ -451,11 +450,11 @@ struct GetCommand: ParsableCommand {
         var whole = stat()
         var partial = stat()
         if lstat(file.path, &whole) == 0, lstat(file.partialPath, &partial) == 0 {
-            guard whole.st_ino == partial.st_ino, whole.st_dev == partial.st_dev else { return .none }  // "exists": said below
+            guard whole.st_ino == partial.st_ino, whole.st_dev == partial.st_dev else { return .notForeign }  // "exists": said below
             unlink(file.path)
-            return .none
+            return .notForeign
         }
-        guard case .none = try file.leftOver(for: request.url) else { return .none }
+        guard case .none = try file.leftOver(for: request.url) else { return .notForeign }
         guard resumable else {
             throw CLIFailure(code: 1, message: "-C -: a \(Sanitized.text(request.method)) is not sent again to continue a file; \(file.name) is left as it was")
         }
@@ -479,7 +478,7 @@ struct GetCommand: ParsableCommand {
         /// The user's file is now the partial file, continued from its end.
         case adopted
         /// Not another program's file to continue (sluice's own partial file, or none).
-        case none
+        case notForeign
     }
 
     /// A partial file of another URL (an expired link given again fresh, a mirror): its resume data moved to

@@ -80,6 +80,15 @@ extension SluiceConfig {
         applyDefaults(to: &open.hookOptions)
     }
 
+    /// The daemon's settings the command line left unset, as `sluice -d` takes them (found by a tester: `sluice
+    /// config` listed them in force, and the daemon ran 6 at once, unlimited). Its per-host, which no flag gives,
+    /// goes straight into the daemon's settings.
+    func applyDefaults(to daemon: inout DaemonCommand) {
+        if daemon.jobs == nil, jobs.source != .defaultValue { daemon.jobs = jobs.value }
+        if daemon.limitRate == nil { daemon.limitRate = limitRate.value }
+        applyDefaults(to: &daemon.hookOptions)
+    }
+
     /// The file's theme (and output-dir, for the UIs that save files) under the command line's.
     func applyDefaults(to interface: inout InterfaceOptions, outputDir withOutputDir: Bool) {
         if withOutputDir, interface.outputDirGiven == nil { interface.outputDirGiven = outputDir.value }

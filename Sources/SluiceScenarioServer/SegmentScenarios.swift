@@ -19,26 +19,25 @@ import NIOHTTP1
 /// - `gzip=accepted` as nginx with `gzip on` for the type: a request that accepts gzip gets `EncodedBodies`'
 ///   gzip text, 200 without Content-Range, whatever Range it asked for
 enum SegmentScenarios {
+    /// A whole response with its length, on a connection closed after it.
+    private static func whole(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ status: HTTPResponseStatus,
+                              _ fields: [(String, String)], _ body: ByteBuffer) {
+        let headers = HTTPHeaders(fields + [("Content-Length", String(body.readableBytes)), ("Connection", "close")])
+        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+                      promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
     static func respond(context: ChannelHandlerContext, head: HTTPRequestHead, size: Int64, query: [String: String],
                         log: RequestLog) {
         if let after = query["expires"].flatMap({ Int($0) }), log.count(head.uri) >= after {
-            let body = "this link has expired\n"
-            context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .forbidden,
-                headers: HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", String(body.utf8.count)), ("Connection", "close")])))), promise: nil)
-            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-            let channel = context.channel
-            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-            return
+            return whole(context, head, .forbidden, [("Content-Type", "text/plain")], ByteBuffer(string: "this link has expired\n"))
         }
         if query["gzip"] == "accepted", head.headers.first(name: "Accept-Encoding")?.contains("gzip") == true,
            let body = EncodedBodies.body("gzip") {
-            context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .ok,
-                headers: HTTPHeaders([("Content-Encoding", "gzip"), ("Content-Type", "text/plain"),
-                                      ("Content-Length", String(body.count)), ("Connection", "close")])))), promise: nil)
-            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-            let channel = context.channel
-            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-            return
+            return whole(context, head, .ok, [("Content-Encoding", "gzip"), ("Content-Type", "text/plain")], ByteBuffer(bytes: body))
         }
         let version = query["changed"] == "1" && log.count(head.uri) > 1 ? 2 : 1
         let total = version == 2 ? size + 4096 : size

@@ -31,15 +31,8 @@ public enum Renderer {
     /// The size needed and the size now, over as many lines as the screen has (on one line of 19 columns the size
     /// now was cut off: found by a tester).
     private static func tooSmall(width: Int, height: Int) -> [StyledLine] {
-        let words = ["Sluice", "needs", "\(minimumWidth)x\(minimumHeight)", "(now", "\(width)x\(height))"]
-        var lines: [String] = []
-        for word in words {
-            if let last = lines.last, TextWidth.of(last) + 1 + TextWidth.of(word) <= width {
-                lines[lines.count - 1] = last + " " + word
-            } else {
-                lines.append(word)
-            }
-        }
+        let text = "Sluice needs \(minimumWidth)x\(minimumHeight) (now \(width)x\(height))"
+        let lines = TextWidth.wrap(text, to: width, maxLines: height)
         return (0..<max(0, height)).map { i in
             StyledLine(TextWidth.fit(i < lines.count ? lines[i] : "", to: max(0, width)), .message)
         }
