@@ -64,7 +64,7 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
 
     // MARK: InterfaceDriver
 
-    public func drain(into model: inout Model, flows: inout FlowLog) -> Bool {
+    public func drain(into model: inout Model, flows: inout PendingFlows) -> Bool {
         let lines = incoming.withLock { state -> [AttachLine] in
             defer { state.lines = [] }
             return state.lines
@@ -72,16 +72,13 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
         for line in lines {
             switch line {
             case .snapshot(let snapshot):
-                for row in snapshot.rows {
-                    model.apply(.restored(row))
-                    flows.apply(.restored(row))
-                }
+                let restored = snapshot.rows.map { ModelEvent.restored($0) }
+                for event in restored { model.apply(event) }
+                flows.append(restored)
                 model.apply(.sessionRateLimit(snapshot.sessionRateLimit))
             case .events(let events):
-                for event in events {
-                    model.apply(event)
-                    flows.apply(event)
-                }
+                for event in events { model.apply(event) }
+                flows.append(events)
             case .removed(let id):
                 _ = model.remove(id)
                 flows.forget(id)

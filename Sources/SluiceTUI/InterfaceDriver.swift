@@ -5,7 +5,7 @@ import SluiceViewModel
 
 public protocol InterfaceDriver: AnyObject {
     /// Moves what happened since the last call into `model` and `flows`; true when anything did.
-    func drain(into model: inout Model, flows: inout FlowLog) -> Bool
+    func drain(into model: inout Model, flows: inout PendingFlows) -> Bool
     /// Carries out an intent; a message for the user (why not, or what now holds), or nil.
     func perform(_ intent: Intent) -> String?
     /// A completed row the user removed (`x`), already gone from the model; a message when it left bytes behind

@@ -20,7 +20,7 @@ public enum InterfaceLoop {
         let screen = try Screen(theme: theme, useColor: useColor)
         defer { screen.stop() }
         var model = Model()
-        var flows = FlowLog()
+        var flows = PendingFlows()
         // After the loop its command only stops its tasks and exits: what it built is not freed row by row.
         defer { KeptUntilExit.keep((model, flows), in: .screen) }
         var ui = start
@@ -92,7 +92,7 @@ public enum InterfaceLoop {
                         if let note = driver.forget(id) { ui.message = note }
                         flows.forget(id)
                     case .export(let export):
-                        ui.message = driver.perform(export, model: model, flows: flows)
+                        ui.message = driver.perform(export, model: model, flows: flows.current())
                     case .purge(let id, let path):
                         ui.message = driver.purge(id, savedPath: path)
                         flows.forget(id)
@@ -117,7 +117,9 @@ public enum InterfaceLoop {
             }
             if pacing.draw(now: now, changed: dirty) {
                 let size = screen.size
-                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: flows))
+                // Only the sequence view reads the flows.
+                let shown = ui.detailView == .sequence ? flows.current() : FlowLog()
+                screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: shown))
                 dirty = false
             }
         }

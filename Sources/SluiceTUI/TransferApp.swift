@@ -156,12 +156,10 @@ public final class TransferApp: Sendable {
     }
 
     /// The same, and into the flows the sequence view and the exports read.
-    public func drain(into model: inout Model, flows: inout FlowLog) -> Bool {
+    public func drain(into model: inout Model, flows: inout PendingFlows) -> Bool {
         let events = inbox.take()
-        for event in events {
-            model.apply(event)
-            flows.apply(event)
-        }
+        for event in events { model.apply(event) }
+        flows.append(events)
         keeper?.observe(events, model: model)
         return !events.isEmpty
     }

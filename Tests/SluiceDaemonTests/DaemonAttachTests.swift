@@ -12,7 +12,7 @@ import Testing
 final class AttachedView: @unchecked Sendable {  // used by one test task at a time
     let driver: AttachedDaemon
     var model = Model()
-    var flows = FlowLog()
+    var flows = PendingFlows()
 
     init(_ fixture: DaemonFixture) {
         driver = AttachedDaemon(client: fixture.client, directory: fixture.output)
