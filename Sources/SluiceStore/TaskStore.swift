@@ -315,7 +315,11 @@ public final class TaskStore: Sendable {
                     let upsert = try side.connection.cached(StoreSchema.upsertSQL)
                     let remove = try side.connection.cached("DELETE FROM task WHERE id = ?")
                     var rows = 0
-                    for (id, change) in batch {
+                    // In the order of their ids, which is the order of the table and of both indexes' last
+                    // column: a batch in the dictionary's order put rows at random places in each B-tree, a
+                    // fifth to a third more of SQLite's work per row than appending them.
+                    for id in batch.keys.sorted() {
+                        guard let change = batch[id] else { continue }
                         switch change {
                         case .update(let task) where side.unwritten.contains(id):
                             rows += try upsert.run([.integer(id)] + task.databaseValues)

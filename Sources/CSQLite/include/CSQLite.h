@@ -32,6 +32,7 @@ static inline sqlite3_destructor_type sluice_sqlite_transient(void) { return SQL
     X(sqlite3_reset, int, (sqlite3_stmt *a), (a)) \
     X(sqlite3_finalize, int, (sqlite3_stmt *a), (a)) \
     X(sqlite3_clear_bindings, int, (sqlite3_stmt *a), (a)) \
+    X(sqlite3_bind_parameter_count, int, (sqlite3_stmt *a), (a)) \
     X(sqlite3_bind_text, int, (sqlite3_stmt *a, int b, const char *c, int d, void (*e)(void *)), (a, b, c, d, e)) \
     X(sqlite3_bind_blob, int, (sqlite3_stmt *a, int b, const void *c, int d, void (*e)(void *)), (a, b, c, d, e)) \
     X(sqlite3_bind_zeroblob, int, (sqlite3_stmt *a, int b, int c), (a, b, c)) \
