@@ -142,5 +142,21 @@ struct DownloadCompanionsClaimTests {
         #expect(FileManager.default.createFile(atPath: onDisk.partialPath, contents: Data("x".utf8)))
         #expect(onDisk.saveResume(Data("{}".utf8)))
     }
+
+    @Test func aTargetSplitsAtItsLastSlashWhateverTheNameStartsWith() {
+        let cases: [(target: String, directory: String, name: String)] = [
+            ("/d/e/file.bin", "/d/e", "file.bin"), ("/file", "/", "file"), ("file", ".", "file"),
+            ("/d/été.bin", "/d", "été.bin"),
+            // A name that starts with a combining mark: "/" and the mark are one Character, so a search by
+            // Character found the slash before "d" and named the file "d/\u{301}x".
+            ("/d/\u{301}x", "/d", "\u{301}x"),
+        ]
+        for (target, directory, name) in cases {
+            let companions = DownloadCompanions(target: target)
+            #expect(companions.directory == directory, "\(target)")
+            #expect(companions.name == name, "\(target)")
+            #expect(companions.partialName == name + ".sluice-part", "\(target)")
+        }
+    }
 }
 
