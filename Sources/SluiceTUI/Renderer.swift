@@ -164,7 +164,7 @@ public enum Renderer {
         let listHeight = height - detailHeight
         var lines = TaskList.lines(model, width: width, height: listHeight)
         if detailHeight > 0 {
-            lines.append(StyledLine(String(repeating: ui.asciiArt ? "-" : "─", count: width), .header))
+            lines.append(StyledLine(RepeatedText.of(ui.asciiArt ? "-" : "─", count: width), .header))
             lines += detail(model, ui, flows, width: width, height: detailHeight - 1)
         }
         return lines

@@ -30,7 +30,7 @@ public struct StyledLine: Equatable, Sendable {
                 used += TextWidth.of(cut)
             }
         }
-        if used < width { out.append(Span(String(repeating: " ", count: width - used), fill)) }
+        if used < width { out.append(Span(RepeatedText.of(" ", count: width - used), fill)) }
         return StyledLine(out)
     }
 }

@@ -193,7 +193,7 @@ enum TaskList {
                 text = "saved " + TextWidth.middle(Sanitized.text(path.split(separator: "/").last.map(String.init) ?? path),
                                                    to: max(1, width - 6))
             } else {
-                return [Span(String(repeating: "█", count: width), .barFill)]
+                return [Span(RepeatedText.of("█", count: width), .barFill)]
             }
             return [Span(TextWidth.fit(text, to: width), rowElement)]
         }
@@ -203,17 +203,17 @@ enum TaskList {
         if let retry = row.retry, row.state == .suspended {
             return [Span(TextWidth.fit(retry.text(now: now), to: width), rowElement)]
         }
-        if !row.hasStarted && row.state == .suspended { return [Span(String(repeating: "·", count: width), .barEmpty)] }
+        if !row.hasStarted && row.state == .suspended { return [Span(RepeatedText.of("·", count: width), .barEmpty)] }
         guard let fraction = row.fraction else {
             let block = min(3, width)
             let period = max(1, width - block + 1)
             let at = row.state == .running ? Int(now / 150_000_000) % period : 0
-            return [Span(String(repeating: "░", count: at), .barUnknown),
-                    Span(String(repeating: "▓", count: block), .barUnknown),
-                    Span(String(repeating: "░", count: max(0, width - at - block)), .barUnknown)]
+            return [Span(RepeatedText.of("░", count: at), .barUnknown),
+                    Span(RepeatedText.of("▓", count: block), .barUnknown),
+                    Span(RepeatedText.of("░", count: max(0, width - at - block)), .barUnknown)]
         }
         let filled = min(width, Int((fraction * Double(width)).rounded(.down)))
-        return [Span(String(repeating: "█", count: filled), .barFill),
-                Span(String(repeating: "░", count: width - filled), .barEmpty)]
+        return [Span(RepeatedText.of("█", count: filled), .barFill),
+                Span(RepeatedText.of("░", count: width - filled), .barEmpty)]
     }
 }

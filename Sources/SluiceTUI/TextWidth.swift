@@ -116,7 +116,7 @@ public enum TextWidth {
     /// Exactly `width` columns: cut with "…" or padded with spaces (on the right, or the left for numbers).
     public static func fit(_ text: String, to width: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: width)
-        let pad = String(repeating: " ", count: max(0, width - of(cut)))
+        let pad = RepeatedText.of(" ", count: width - of(cut))
         return alignRight ? pad + cut : cut + pad
     }
 }

@@ -60,9 +60,12 @@ import Testing
         let answered = try drain([engine(.stateChanged(.running)), engine(.didReceiveResponse(response))])
         #expect(answered.etag == "\"v1\"" && answered.lastModified == "Mon, 23 Nov 2026 21:00:00 GMT")
         // Progress folds into the last line: as many lines, a different last one.
+        var written: StoredTask?
         for total in stride(from: 100, through: 400, by: 100) {
-            _ = try drain([engine(.didWriteData(bytes: 100, total: Int64(total), expected: 1_000_000))])
+            written = try drain([engine(.didWriteData(bytes: 100, total: Int64(total), expected: 1_000_000))])
         }
+        // Each line: the time since the row was added, then the call (folded calls counted, with their bytes).
+        #expect(written?.timeline == "+0.002s didReceiveResponse 200\n+0.003s didWriteData x4 (400 B)")
         // A note changes the row but not its timeline.
         _ = try drain([.note(id: id, "saving to f.bin")])
         // Past the limit, lines leave from the front: as many lines, new first and last ones.
