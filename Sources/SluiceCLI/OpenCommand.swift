@@ -127,6 +127,7 @@ struct OpenCommand: ParsableCommand {
         var given: Set<String> = []
         var repeats = 0
         var alreadySaved = 0
+        let download = self.download  // read once: a flag's getter cost 400 instructions, three times a URL
         try app.addingDownloads(into: directory, count: download ? urls.count : 0) {
             for (text, url) in zip(texts, urls) {
                 if download, !given.insert(url.absoluteString).inserted {
