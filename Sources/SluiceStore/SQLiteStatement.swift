@@ -34,7 +34,7 @@ final class SQLiteStatement {
     /// Clears what the last run left (its position, its bindings) and binds `values` to ?1, ?2...
     func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         reset()
-        // Values for every parameter replace every binding: clearing them first was a twelfth of a row's write.
+        // Values for every parameter replace every binding; fewer would leave the last run's in the others.
         if values.count < parameters { sluice_sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)

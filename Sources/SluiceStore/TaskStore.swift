@@ -316,8 +316,8 @@ public final class TaskStore: Sendable {
                     let remove = try side.connection.cached("DELETE FROM task WHERE id = ?")
                     var rows = 0
                     // In the order of their ids, which is the order of the table and of both indexes' last
-                    // column: a batch in the dictionary's order put rows at random places in each B-tree, a
-                    // fifth to a third more of SQLite's work per row than appending them.
+                    // column: a batch in the dictionary's order put rows at random places in each B-tree
+                    // (docs/performance.md, tenth round: shuffled rows took a fifth to two fifths longer).
                     for id in batch.keys.sorted() {
                         guard let change = batch[id] else { continue }
                         switch change {
