@@ -33,7 +33,7 @@ enum DetailPane {
                 used = width
                 flush()
                 for piece in pieces.dropFirst() {
-                    lines.append(StyledLine([Span(String(repeating: " ", count: indent), .detailValue), Span(piece, .detailValue)]))
+                    lines.append(StyledLine([Span(RepeatedText.of(" ", count: indent), .detailValue), Span(piece, .detailValue)]))
                 }
             }
             flush()

@@ -117,8 +117,7 @@ public enum InterfaceLoop {
             }
             if pacing.draw(now: now, changed: dirty) {
                 let size = screen.size
-                // Only the sequence view reads the flows.
-                let shown = ui.detailView == .sequence ? flows.current() : FlowLog()
+                let shown = Renderer.readsFlows(ui) ? flows.current() : FlowLog()
                 screen.draw(Renderer.render(model: model, ui: ui, width: size.width, height: size.height, flows: shown))
                 dirty = false
             }

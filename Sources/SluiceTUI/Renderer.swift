@@ -170,6 +170,9 @@ public enum Renderer {
         return lines
     }
 
+    /// Whether a frame drawn for `ui` reads the flows: only the sequence diagram does (the loop folds them for it).
+    public static func readsFlows(_ ui: UIState) -> Bool { ui.detailView == .sequence }
+
     /// The selected task in full, or its sequence diagram (following the newest call while the list has the keys).
     private static func detail(_ model: Model, _ ui: UIState, _ flows: FlowLog, width: Int, height: Int) -> [StyledLine] {
         switch ui.detailView {

@@ -1,4 +1,5 @@
 // The renderer's output: lines of text runs, each run named by the theme element that colours it.
+import SluiceViewModel
 
 public struct Span: Equatable, Sendable {
     public var text: String

@@ -1,5 +1,6 @@
 // Terminal columns of text: wide characters (CJK, emoji) take two, combining marks none. Measured, not assumed.
 import CNcurses
+import SluiceViewModel
 #if canImport(Glibc)
 import Glibc
 #endif

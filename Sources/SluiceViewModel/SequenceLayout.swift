@@ -123,7 +123,7 @@ public struct SequenceLayout: Equatable, Sendable {
                 placed = (cursor, measure.cut(shortest, limit - cursor))
             }
             guard let (start, name) = placed else { continue }
-            names += String(repeating: " ", count: start - cursor) + name
+            names += RepeatedText.of(" ", count: start - cursor) + name
             cursor = start + measure.width(name) + 1
             names += " "
         }
@@ -185,7 +185,7 @@ public struct SequenceLayout: Equatable, Sendable {
             }
         }
         let cell = width - 1
-        let fitted = text.count > cell ? String(text.suffix(cell)) : String(repeating: " ", count: cell - text.count) + text
+        let fitted = text.count > cell ? String(text.suffix(cell)) : RepeatedText.of(" ", count: cell - text.count) + text
         return fitted + " "
     }
 }

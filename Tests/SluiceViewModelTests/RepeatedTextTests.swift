@@ -1,6 +1,6 @@
 // The repeats a frame pads and draws bars with: the same text String(repeating:count:) makes, and nothing for a
 // count below one (where String(repeating:count:) stops the program).
-@testable import SluiceTUI
+import SluiceViewModel
 import Testing
 
 @Suite struct RepeatedTextTests {
