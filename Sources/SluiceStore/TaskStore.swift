@@ -318,8 +318,7 @@ public final class TaskStore: Sendable {
                     // In the order of their ids, which is the order of the table and of both indexes' last
                     // column: a batch in the dictionary's order put rows at random places in each B-tree
                     // (docs/performance.md, tenth round: shuffled rows took a fifth to two fifths longer).
-                    for id in batch.keys.sorted() {
-                        guard let change = batch[id] else { continue }
+                    for (id, change) in batch.sorted(by: { $0.key < $1.key }) {
                         switch change {
                         case .update(let task) where side.unwritten.contains(id):
                             rows += try upsert.run([.integer(id)] + task.databaseValues)
