@@ -69,7 +69,8 @@ enum ContinueAt {
         case .resume: break
         }
         let resume = ResumeData(url: request.url.absoluteString, path: file.partialPath, bytesOnDisk: size,
-                                etag: server.etag, lastModified: server.lastModified, expectedLength: server.size)
+                                etag: server.etag, lastModified: server.lastModified, expectedLength: server.size,
+                                adoptedBytes: size)
         // The checkpoint first: a crash between the two steps below leaves FILE, or its bytes under the partial name
         // with the checkpoint that continues them.
         guard file.saveResume(resume.encoded()) else {

@@ -377,6 +377,9 @@ struct GetCommand: ParsableCommand {
         case .sameURL(let data): resumeData = data
         case .otherURL(let old): resumeData = try Self.continuation(of: old, from: request, file: file, configuration: configuration)
         }
+        // A retry, or the same command after a stop, continues a file `-C -` took over from the user: the checkpoint
+        // says so (the file is gone from its name by then).
+        if resumeData.flatMap(ResumeData.decode)?.adoptedBytes != nil { continuesUsersFile = true }
         var configuration = configuration
         configuration.downloadDirectory = file.directory  // so that the finished file is renamed, not copied
         let delegate = DownloadDelegate(disposition: disposition.value, output: file, force: force,

@@ -483,12 +483,13 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: plan.contiguousPrefix,
                               etag: etag, lastModified: lastModified,
                               expectedLength: plan.total, pending: plan.pendingRanges.map { [$0.0, $0.1] },
-                              connections: split).encoded()
+                              connections: split, adoptedBytes: resumeFrom?.adoptedBytes).encoded()
         }
         return ResumeData(url: originalRequest.url.absoluteString, path: file.path, bytesOnDisk: file.size,
                           etag: validators.0, lastModified: validators.1,
                           // An error page's length is not the file's either: the size the bytes belong to stays.
-                          expectedLength: refusedResume ? resumeFrom?.expectedLength : expected >= 0 ? expected : nil).encoded()
+                          expectedLength: refusedResume ? resumeFrom?.expectedLength : expected >= 0 ? expected : nil,
+                          adoptedBytes: resumeFrom?.adoptedBytes).encoded()
     }
 
     // MARK: Delegate queue

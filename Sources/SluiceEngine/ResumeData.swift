@@ -21,9 +21,13 @@ public struct ResumeData: Codable, Sendable, Equatable {
     public var pending: [[Int64]]?
     /// How many connections the split download used.
     public var connections: Int?
+    /// The partial file began as a file the user had, this many bytes of it (`-C -` took it over): a download
+    /// whose check fails gives them back under their name instead of removing them. Carried by every later
+    /// checkpoint of the same download, so that a retry or a run after a stop knows it too.
+    public var adoptedBytes: Int64?
 
     public init(url: String, path: String, bytesOnDisk: Int64, etag: String?, lastModified: String?, expectedLength: Int64?,
-                pending: [[Int64]]? = nil, connections: Int? = nil) {
+                pending: [[Int64]]? = nil, connections: Int? = nil, adoptedBytes: Int64? = nil) {
         self.url = url
         self.path = path
         self.bytesOnDisk = bytesOnDisk
@@ -32,6 +36,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
         self.expectedLength = expectedLength
         self.pending = pending
         self.connections = connections
+        self.adoptedBytes = adoptedBytes
     }
 
     /// The pending ranges when they make sense for the expected length; nil otherwise (then resume from

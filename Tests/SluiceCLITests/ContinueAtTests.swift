@@ -81,6 +81,24 @@ import Testing
         #expect(dir.entries == ["half.bin", "whole.bin"], "\(dir.entries)")
     }
 
+    /// Found in review: the user's file was given back only on `-C -`'s first attempt. Its retry (and the same
+    /// command after a stop) found no file under the name, so a failed check removed the partial file with the
+    /// user's bytes in it. The checkpoint now says that the file began as the user's.
+    @Test func aRetryOfAContinuedFileStillGivesTheUsersBytesBackWhenTheCheckFails() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let wrong = "sha256=" + String(repeating: "0", count: 64)
+        try Data(ScenarioPattern.bytes(offset: 0, count: 1000)).write(to: URL(fileURLWithPath: dir.path + "/half.bin"))
+        // The probe is the first request, the continued download the second (dropped 2,500 bytes in), the retry the third.
+        let url = server.url("/flaky/5000?key=adopted-retry&fail=2&drop=2500").absoluteString
+        let result = await runGet(["-s", "--retry", "1", "--retry-delay", "0", "-C", "-", "--checksum", wrong,
+                                   "-o", dir.path + "/half.bin", url])
+        #expect(result?.code == 1 && result?.message.contains("sha256 mismatch") == true, "\(String(describing: result))")
+        #expect(isPattern(FileManager.default.contents(atPath: dir.path + "/half.bin"), count: 5000), "the user's bytes and the rest")
+        #expect(dir.entries == ["half.bin"], "\(dir.entries)")
+    }
+
     @Test func aCompleteFileAndOneThatCannotBeContinuedAreLeftAsTheyWere() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
