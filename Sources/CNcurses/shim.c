@@ -123,10 +123,11 @@ void sluice_curses_stop(SCREEN *screen) {
 static struct termios saved_termios;
 static int saved = 0;
 
-/// A fatal signal (a crash) while curses owns the terminal: restore the saved modes, leave the alternate
+/// A fatal signal (a crash) while curses owns the terminal: restore the saved modes, end bracketed paste (the
+/// screen asks for it, and a shell left in it shows every paste wrapped in ESC[200~), leave the alternate
 /// screen, show the cursor, then die as the signal demands. Only async-signal-safe calls.
 static void sluice_restore_and_die(int sig) {
-    static const char reset[] = "\033[0m\033[?1049l\033[?25h\r\n";
+    static const char reset[] = "\033[0m\033[?2004l\033[?1049l\033[?25h\r\n";
     if (saved) tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
     (void)!write(STDOUT_FILENO, reset, sizeof reset - 1);
     signal(sig, SIG_DFL);
