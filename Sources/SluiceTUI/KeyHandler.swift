@@ -209,12 +209,17 @@ public enum KeyHandler {
         case .enter, .character:
             guard case .prompt(let kind, let text) = ui.mode else { break }
             // A pasted command's ` \` and line break join its lines, as when they come typed; any other break is a space.
-            let joins = (kind == .addURL || kind == .addDownload) && text.hasSuffix("\\")
+            let joins = continuesOnNextLine(kind, text)
             return prompt(kind, text, joins ? .enter : .character(" "), ui: &ui, model: &model)
         default:
             break
         }
         return []
+    }
+
+    /// An add prompt whose text ends in a pasted command's ` \`: its next line belongs to it.
+    private static func continuesOnNextLine(_ kind: UIState.Prompt, _ text: String) -> Bool {
+        (kind == .addURL || kind == .addDownload) && text.hasSuffix("\\")
     }
 
     private static func prompt(_ kind: UIState.Prompt, _ text: String, _ key: Key, ui: inout UIState,
@@ -225,7 +230,7 @@ public enum KeyHandler {
             ui.mode = .normal
             if kind == .filter { model.filter = "" }
             return []
-        case .enter where (kind == .addURL || kind == .addDownload) && text.hasSuffix("\\"):
+        case .enter where continuesOnNextLine(kind, text):
             // A pasted command's line ends in ` \` and its line break arrives as Enter: the command goes on.
             text.removeLast()
             text.append(" ")

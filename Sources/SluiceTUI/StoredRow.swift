@@ -133,7 +133,7 @@ enum StoredRow {
         switch row.state {
         case .running, .canceling: return .running
         // A row waiting for its retry takes its turn when sluice starts again; only the user's suspension stays.
-        case .suspended: return row.hasStarted && row.retry == nil ? .suspended : .queued
+        case .suspended: return row.isHeldByUser ? .suspended : .queued
         case .completed:
             switch row.outcome {
             case .cancelled: return .cancelled

@@ -20,8 +20,9 @@ public struct ListProgress: Equatable, Sendable {
         // Only the running rows, a few, are asked for their rate.
         let rows = model.rows
         for i in rows.indices where rows[i].state == .running {
-            rate += rows[i].bytesPerSecond(now: model.now) ?? 0
-            longest = max(longest, rows[i].eta(now: model.now) ?? 0)
+            let own = rows[i].bytesPerSecond(now: model.now)
+            rate += own ?? 0
+            longest = max(longest, rows[i].secondsLeft(at: own) ?? 0)
         }
         for i in rows.indices {
             if rows[i].state == .completed {
@@ -32,6 +33,7 @@ public struct ListProgress: Equatable, Sendable {
                 }
                 continue
             }
+            // `TaskRow.isHeldByUser`, read field by field: this loop sees every row at every frame.
             let held = rows[i].state == .suspended && rows[i].hasStarted && rows[i].retry == nil
             if rows[i].expected > 0 {
                 knownSize += Double(rows[i].expected)

@@ -47,7 +47,7 @@ public struct Model: Equatable, Sendable {
     /// and taken again belongs to the later download, which purging the earlier row deleted (found by a tester:
     /// `X` on an old row of the history deleted the file of a newer one that still said "saved").
     public func savedFileToPurge(_ id: Int) -> String? {
-        guard let path = row(id)?.savedPath else { return nil }
+        guard let position = position(of: id), let path = rows[position].savedPath else { return nil }
         return rows.contains { $0.id > id && $0.savedPath == path } ? nil : path
     }
 
@@ -267,19 +267,11 @@ public struct Model: Equatable, Sendable {
             case .disposition:
                 row.awaitingDisposition = false
             case .didReceiveData(let bytes):
-                row.bytes += Int64(bytes)
-                if row.chunks > 0 { row.progressGap = time &- row.lastProgress }
-                row.chunks += 1
-                row.lastProgress = time
-                row.rate.record(bytes: row.bytes, at: time)
+                row.progressed(to: row.bytes + Int64(bytes), at: time)
             case .didWriteData(_, let total, let expected):
                 if total < row.bytes { row.throughput.rebase(bytes: 0) }  // over from zero (a new URL, a fresh retry)
-                row.bytes = total
                 row.expected = expected
-                if row.chunks > 0 { row.progressGap = time &- row.lastProgress }
-                row.chunks += 1
-                row.lastProgress = time
-                row.rate.record(bytes: total, at: time)
+                row.progressed(to: total, at: time)
             case .didSendBodyData(_, let total, _):
                 row.sent = total
                 row.lastProgress = time

@@ -93,7 +93,7 @@ public struct TaskRow: Equatable, Sendable, Codable {
         if awaitingDisposition { return "awaiting" }
         switch state {
         case .running: return "running"
-        case .suspended: return retry != nil ? "retrying" : hasStarted ? "suspended" : "queued"
+        case .suspended: return retry != nil ? "retrying" : isHeldByUser ? "suspended" : "queued"
         case .canceling: return "canceling"
         case .completed:
             if becameTask != nil { return "converted" }
@@ -132,11 +132,27 @@ public struct TaskRow: Equatable, Sendable, Codable {
         return rate.rate(now: now)
     }
 
+    /// A progress call brought the row to `total` bytes: the gap since the last one (see `progressGap`), the
+    /// chunk count and the rate follow.
+    mutating func progressed(to total: Int64, at time: UInt64) {
+        bytes = total
+        if chunks > 0 { progressGap = time &- lastProgress }
+        chunks += 1
+        lastProgress = time
+        rate.record(bytes: total, at: time)
+    }
+
     /// Seconds left at the current rate; nil when unknown.
-    public func eta(now: UInt64) -> Double? {
-        guard expected > 0, let r = bytesPerSecond(now: now), r > 1 else { return nil }
+    public func eta(now: UInt64) -> Double? { secondsLeft(at: bytesPerSecond(now: now)) }
+
+    /// Seconds left at `rate` (a rate already asked for); nil when unknown.
+    public func secondsLeft(at rate: Double?) -> Double? {
+        guard expected > 0, let r = rate, r > 1 else { return nil }
         return Double(max(0, expected - bytes)) / r
     }
+
+    /// Suspended by the user (not waiting for its turn or its retry): it goes on when they say.
+    public var isHeldByUser: Bool { state == .suspended && hasStarted && retry == nil }
 
     /// Running, not waiting for anyone, and no byte for a while.
     public func isStalled(now: UInt64) -> Bool {
