@@ -258,7 +258,7 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             case .success(let path):
                 if writeOut != nil { saved[downloadTask.taskIdentifier] = path }
                 partials?.saved(position)
-            case .failure(let problem): failures.append(Sanitized.text(problem.message))
+            case .failure(let problem): lost(downloadTask, problem.message)
             }
             return
         }
@@ -267,8 +267,14 @@ final class BatchDelegate: SessionDataDelegate, SessionDownloadDelegate, @unchec
             nextNameAttempt[key] = placed.attempt + 1
             if writeOut != nil { saved[downloadTask.taskIdentifier] = placed.path }
             if let position = indexOf[downloadTask.taskIdentifier] { partials?.saved(position) }
-        case .failure(let problem): failures.append(Sanitized.text(problem.message))
+        case .failure(let problem): lost(downloadTask, problem.message)
         }
+    }
+
+    /// The file could not be kept (its directory gone, a full disk): the task completes with that error, so that
+    /// -w, the tally and the exit status all say the URL failed (-w had said it succeeded, with no file).
+    private func lost(_ downloadTask: DownloadTask, _ message: String) {
+        downloadTask.keepingFailed = TransferError(.cannotWriteToFile, message, failingURL: downloadTask.originalRequest.url)
     }
 
     // MARK: Completion

@@ -40,6 +40,9 @@ enum ErrorText {
         case .unsupportedURL: lead = "unsupported URL"
         case .badURL: lead = "bad URL"
         case .fileDoesNotExist: lead = "no such file"
+        // The engine's and the delegates' messages say what could not be done with which file already.
+        case .cannotWriteToFile where error.message.hasPrefix("cannot "), .cannotCreateFile where error.message.hasPrefix("cannot "):
+            return error.message
         case .cannotWriteToFile: lead = "cannot write the file"
         case .cannotCreateFile: lead = "cannot create the file"
         case .tooManyRedirects: lead = "too many redirects from \(place)"
