@@ -50,8 +50,9 @@ public final class TaskStore: Sendable {
 
     /// Opens the store in `directory` (made 0700 if missing), creating or migrating `sluice.db`. A file SQLite
     /// finds damaged or cannot open is renamed `sluice.db.corrupt-YYYYmmdd-HHMMSS` and a new one made; `notice`
-    /// says so. `batchInterval` is the least time between two batched writes, in seconds.
-    public init(directory: String, batchInterval: Double = 0.1) throws {
+    /// says so. `batchInterval` is the least time between two batched writes, in seconds: short, so that what a
+    /// run's end must write before its exit is short too (a transaction costs no flush to disk in WAL mode).
+    public init(directory: String, batchInterval: Double = 0.02) throws {
         try StoreDirectory.make(directory)
         let path = directory + "/sluice.db"
         self.path = path

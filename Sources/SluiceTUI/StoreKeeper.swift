@@ -44,7 +44,7 @@ final class StoreKeeper: Sendable {
     /// How many ids one reservation takes: one write transaction per this many new rows.
     private static let reservation = 256
 
-    /// How long a row still going may wait for its record, in nanoseconds (the store's own batches are 0.1 s apart).
+    /// How long a row still going may wait for its record, in nanoseconds (the store's own batches are 0.02 s apart).
     let deferral: UInt64
 
     /// `start`: when the deferral of the first pass begins (monotonic nanoseconds), so that a queue added at once

@@ -21,6 +21,9 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     let keepTotalLimit: Int
     private struct State {
         var rows: [Int: ManagedTask] = [:]
+        /// The rows whose current task has yet to return from `didCompleteWithError` (`ManagedTask.endHandled`):
+        /// asking whether everything ended reads this, not every row (see `allTasksCompleted`).
+        var open: Set<Int> = []
         /// Engine task id to row id: a row keeps its id across conversions, retries and restarts.
         var rowOfTask: [Int: Int] = [:]
         var nextRow = 1
@@ -121,6 +124,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         let limit = host.flatMap(hostLimit)  // the config's rule, looked up before the lock, not under it
         return state.withLock { s in
             s.rows[managed.row] = managed
+            if managed.endHandled == ObjectIdentifier(managed.task) { s.open.remove(managed.row) } else { s.open.insert(managed.row) }
             if managed.companions != nil {
                 s.managesDownloads = true
                 s.downloadRows[managed.request.url] = managed.row
@@ -230,31 +234,29 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func managed(_ id: Int) -> ManagedTask? { state.withLock { $0.rows[id] } }
 
-    /// A completed task's row is gone: nothing refers to it any more.
     /// The row is gone from the list: its companions, which stay on disk (nil for a data task).
     func forget(_ id: Int) -> DownloadCompanions? {
         state.withLock { s in
             guard let row = s.rows.removeValue(forKey: id) else { return nil }
+            s.open.remove(id)
             s.rowOfTask[row.task.taskIdentifier] = nil
             return row.companions
         }
     }
 
-    /// Read in place under the lock (a task's state lock nests inside it, as in `tellEnded`): at the end of a list
-    /// of thousands, copying every row to look at each task's state was most of the time between the last transfer
-    /// and the exit.
     /// Every row's task has ended and made its last delegate call. The engine marks a task completed before its
     /// `didCompleteWithError` runs, and that call writes a stopped download's last checkpoint: a quit that exited
-    /// on the state alone lost it (a `.sluice-resume.new` cut off before its rename).
-    var allTasksCompleted: Bool {
-        state.withLock { $0.rows.values.allSatisfy { $0.task.state == .completed && $0.endHandled == ObjectIdentifier($0.task) } }
-    }
+    /// on the state alone lost it (a `.sluice-resume.new` cut off before its rename). The open rows are counted as
+    /// they change: a look at every row, asked several times on the way out, copied each row (its request, its
+    /// companions) and took each task's lock, about a millisecond a look for 2,000 rows.
+    var allTasksCompleted: Bool { state.withLock { $0.open.isEmpty } }
 
     /// The tasks not completed yet, their rows, and whether each is a download (keeps its file and checkpoint on a
     /// quit).
     var unfinishedTasks: [(row: Int, task: SessionTask, keepsFile: Bool)] {
         state.withLock { s in
-            s.rows.values.compactMap { $0.task.state == .completed ? nil : ($0.row, $0.task, $0.companions != nil) }
+            // A row that is not open has a completed task.
+            s.open.compactMap { id in s.rows[id].flatMap { $0.task.state == .completed ? nil : ($0.row, $0.task, $0.companions != nil) } }
         }
     }
 
@@ -304,8 +306,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             let companions = s.converting.removeValue(forKey: old).flatMap { downloadTask.conversionFile == $0.partialPath ? $0 : nil }
             s.rows[new] = ManagedTask(row: new, task: downloadTask, request: s.rows[old]?.request ?? dataTask.originalRequest,
                                       kind: .download, companions: companions)
+            s.open.insert(new)
             s.queue.handedOver(from: old, to: new)
             s.rows[old]?.endHandled = ObjectIdentifier(dataTask)  // it makes no more delegate calls
+            s.open.remove(old)
             let bytes = s.kept[old]?.take() ?? Data()
             s.keptTotal -= bytes.count
             return (bytes, s.release(old), new)
@@ -500,7 +504,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             state.withLock { _ = $0.deciding.remove(id) }
         }
         state.withLock { s in
-            if s.rows[id]?.task === task { s.rows[id]?.endHandled = ObjectIdentifier(task) }  // see allTasksCompleted
+            if s.rows[id]?.task === task {  // see allTasksCompleted
+                s.rows[id]?.endHandled = ObjectIdentifier(task)
+                s.open.remove(id)
+            }
         }
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
@@ -570,6 +577,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         let starts = state.withLock { s -> Bool? in
             guard !s.stopping, s.rows[id] != nil else { return nil }  // quit or forgotten while the task was made
             s.rows[id]?.task = next
+            s.open.insert(id)
             s.rows[id]?.checkpoints.restart()
             s.rows[id]?.createsPartial = false  // this attempt makes it; a later one continues or empties it
             s.rowOfTask[next.taskIdentifier] = id
