@@ -112,6 +112,8 @@ final class TransferLoop: @unchecked Sendable {
     /// a resend of a task that passed does not). They keep the place and the connection slot they hold meanwhile.
     @exclusivity(unchecked) private var heldForBudget: [(task: SessionTask, scheme: String?)] = []
     @exclusivity(unchecked) private var nextTimeoutCheck: UInt64 = 0
+    /// The most transfers in hand at once so far: libcurl's connection cache is sized for them (see `launch`).
+    @exclusivity(unchecked) private var mostTransfers = 0
 
     /// `startsThread: false` gives a loop that refuses everything, as when the system has no thread to give.
     init(configuration: SessionConfiguration, delegateQueue: DispatchQueue, startsThread: Bool = true) {
@@ -484,6 +486,15 @@ final class TransferLoop: @unchecked Sendable {
         transfer.budgetCounted = reserved  // its first `reserved` bytes were charged already
         transfers[task.taskIdentifier] = transfer
         rates.transfersChanged()
+        if transfers.count > mostTransfers, let multi {
+            // libcurl keeps four idle connections for each transfer in hand *when one comes back*: after a moment
+            // with few in hand (a queue that starts its next tasks from the delegate queue) it had closed what the
+            // next tasks then opened again, 84 connections for `sluice -d -j 50` where 50 serve. Sized for the
+            // most in hand so far, as libcurl's own rule at its peak, the cache keeps them (an idle connection
+            // still goes after libcurl's maximum age, or when the server closes it).
+            mostTransfers = transfers.count
+            _ = sluice_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 4 * mostTransfers)
+        }
         if let easy = transfer.easy, let multi {
             let code = curl_multi_add_handle(multi, easy)
             if code != CURLM_OK {
