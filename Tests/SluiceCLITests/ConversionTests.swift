@@ -21,6 +21,34 @@ import Testing
         return false
     }
 
+    /// The app says every task ended only once the download a data task became has ended: the data task's row is
+    /// done at the conversion, the download's row from then on is not (`--exit-when-done` and a quit ask this).
+    @Test func everythingEndedWaitsForTheDownloadAConversionMade() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path)
+        defer { app.session.invalidateAndCancel() }
+        // The first 1,024 bytes, then nothing until the gate opens: the conversion comes while the body is held.
+        let gate = "ended-\(UInt32.random(in: 0...UInt32.max))"
+        guard case .success(let row) = app.add(server.url("/drip?bytes=4096&chunk=1024&interval=10&gate=\(gate)&name=held.bin").absoluteString,
+                                                kind: .data) else {
+            Issue.record("refused")
+            return
+        }
+        var model = Model()
+        #expect(try await drain(app, &model) { $0.row(row)?.bytes == 1024 })
+        #expect(!app.allCompleted, "the data task runs")
+        #expect(app.carryOut(.convert(row)) == nil)
+        #expect(try await drain(app, &model) { model in model.rows.contains { $0.id != row && $0.kind == .download } })
+        #expect(!app.allCompleted, "the download runs, held by the server")
+        server.openGate(gate)
+        #expect(try await drain(app, &model) { model in model.rows.contains { $0.kind == .download && $0.savedPath != nil } })
+        app.waitUntilStopped(seconds: 30)
+        #expect(app.allCompleted)
+        #expect(dir.entries == ["held.bin"], "\(dir.entries)")
+    }
+
     @Test func aConvertedDownloadKeepsItsBytesBesideItsTargetWithACheckpoint() async throws {
         let server = try CLIServers.shared()
         let dir = try Scratch()
