@@ -153,8 +153,10 @@ struct DaemonProcessTests {
             #expect(try await fixture.sluice(["daemon", "--on-complete", hook, "--hook-timeout", "600"]).status == 0)
             let added = try await fixture.sluice(["add", server.url("/bytes/1000").absoluteString])
             #expect(added.status == 0, "\(added.error)")
-            try await fixture.waitUntil("the hook is running") { FileManager.default.fileExists(atPath: marker) }
-            let hookPID = try #require(pid_t((try? String(contentsOfFile: marker, encoding: .utf8))?.filter(\.isNumber) ?? ""))
+            // The shell makes the file before it writes the number: wait for the number (a loaded run read it empty).
+            let written = { pid_t((try? String(contentsOfFile: marker, encoding: .utf8))?.filter(\.isNumber) ?? "") }
+            try await fixture.waitUntil("the hook is running") { written() != nil }
+            let hookPID = try #require(written())
             defer { kill(hookPID, SIGKILL) }  // whatever the test found, no sleep is left behind
             let daemon = try #require(fixture.daemonPID)
             kill(daemon, SIGTERM)
