@@ -35,7 +35,8 @@ import Testing
         await run(8)
         for _ in 0..<4 { await run(1) }
         await run(8)
+        // At most eight: a loaded machine may end a first request before the eighth starts, which then reuses it.
         let opened = Set(servers.connections(for: token)).count
-        #expect(opened == 8, "nginx saw \(opened) connections for 20 requests, at most 8 at a time")
+        #expect(opened <= 8, "nginx saw \(opened) connections for 20 requests, at most 8 at a time")
     }
 }
