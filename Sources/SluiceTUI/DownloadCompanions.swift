@@ -42,15 +42,17 @@ public struct DownloadCompanions: Sendable, Equatable {
 
     /// The target's directory and file name.
     public var directory: String {
-        guard let slash = target.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        guard let slash = Self.lastSlash(in: target) else { return "." }
         return slash == target.startIndex ? "/" : String(decoding: target.utf8[..<slash], as: UTF8.self)
     }
     public var name: String { Self.lastComponent(of: target) }
 
     // Paths are split at their last "/" byte: a search by Character walked grapheme breaks, 7,000 instructions for
     // each name a list's claims made (callgrind, issue 11).
+    private static func lastSlash(in path: String) -> String.Index? { path.utf8.lastIndex(of: UInt8(ascii: "/")) }
+
     private static func nameStart(in path: String) -> String.Index {
-        path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex
+        lastSlash(in: path).map { path.utf8.index(after: $0) } ?? path.startIndex
     }
 
     private static func lastComponent(of path: String) -> String {

@@ -21,8 +21,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     let keepTotalLimit: Int
     private struct State {
         var rows: [Int: ManagedTask] = [:]
-        /// The rows whose current task has yet to return from `didCompleteWithError` (`ManagedTask.endHandled`):
-        /// asking whether everything ended reads this, not every row (see `allTasksCompleted`).
+        /// The rows whose current task has yet to return from `didCompleteWithError` (or, for a data task that
+        /// became a download, to hand over): asking whether everything ended reads this, not every row.
         var open: Set<Int> = []
         /// Engine task id to row id: a row keeps its id across conversions, retries and restarts.
         var rowOfTask: [Int: Int] = [:]
@@ -124,7 +124,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         let limit = host.flatMap(hostLimit)  // the config's rule, looked up before the lock, not under it
         return state.withLock { s in
             s.rows[managed.row] = managed
-            if managed.endHandled == ObjectIdentifier(managed.task) { s.open.remove(managed.row) } else { s.open.insert(managed.row) }
+            s.open.insert(managed.row)  // a task just made, or brought back: its end is to come
             if managed.companions != nil {
                 s.managesDownloads = true
                 s.downloadRows[managed.request.url] = managed.row
@@ -308,8 +308,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
                                       kind: .download, companions: companions)
             s.open.insert(new)
             s.queue.handedOver(from: old, to: new)
-            s.rows[old]?.endHandled = ObjectIdentifier(dataTask)  // it makes no more delegate calls
-            s.open.remove(old)
+            s.open.remove(old)  // the data task makes no more delegate calls
             let bytes = s.kept[old]?.take() ?? Data()
             s.keptTotal -= bytes.count
             return (bytes, s.release(old), new)
@@ -504,10 +503,8 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             state.withLock { _ = $0.deciding.remove(id) }
         }
         state.withLock { s in
-            if s.rows[id]?.task === task {  // see allTasksCompleted
-                s.rows[id]?.endHandled = ObjectIdentifier(task)
-                s.open.remove(id)
-            }
+            // Not a row whose next attempt (a retry, a new name) already carries it.
+            if s.rows[id]?.task === task { s.open.remove(id) }  // see allTasksCompleted
         }
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
@@ -686,6 +683,4 @@ struct ManagedTask: Sendable {
     /// Its next attempt makes the partial file, as a new file: the name was claimed free and nothing of it is there
     /// yet (a first attempt is made so by the add; a download placed again after its name was taken, by this).
     var createsPartial = false
-    /// The task whose `didCompleteWithError` has returned; `task` while the row is done with its delegate calls.
-    var endHandled: ObjectIdentifier?
 }
