@@ -46,13 +46,14 @@ extension TransferApp {
             release()
             return done("#\(id) is not a download of this list, or is being refreshed already")
         }
+        // No task: an earlier run's row, or this run's that ended for good (its engine task let go).
         let task = managed?.task
         let ended = task.map { $0.state == .completed } ?? true
         if let task, task.state == .running || task.state == .canceling {
             release()
             return done("#\(id) is running: suspend it first (s), then refresh")
         }
-        if let task, ended && task.error == nil && (task.response?.statusCode ?? 0) < 400 {
+        if managed?.finishedCleanly == true || task.map({ ended && $0.error == nil && ($0.response?.statusCode ?? 0) < 400 }) == true {
             release()
             return done("#\(id) has finished: nothing to refresh")
         }

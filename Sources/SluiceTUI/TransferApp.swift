@@ -132,13 +132,14 @@ public final class TransferApp: Sendable {
         guard let url = ParsedURL.parse(text) else { return .failure(AddError(message: "not a URL sluice can fetch: \(Sanitized.text(text))")) }
         if kind == .download { return addDownload(text, to: .directory(outputDirectory), request: custom) }
         let request = (custom ?? makeRequest)(url)
-        let managed = ManagedTask(row: delegate.newRow(), task: session.dataTask(with: request), request: request)
-        let headers = managed.task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
+        let task = session.dataTask(with: request)
+        let managed = ManagedTask(row: delegate.newRow(), task: task, request: request)
+        let headers = task.currentRequest.headers.map { HeaderLine($0.name, $0.value) }
         keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .data, companions: nil,
                                                    createdAt: StoreKeeper.wallClock()))
         inbox.post(.added(id: managed.row, url: url.absoluteString, kind: .data, requestHeaders: headers,
                           at: DispatchTime.now().uptimeNanoseconds))
-        if delegate.track(managed, asks: asks) { managed.task.resume() }
+        if delegate.track(managed, asks: asks) { task.resume() }
         return .success(managed.row)
     }
 
@@ -180,23 +181,35 @@ public final class TransferApp: Sendable {
             }
         case .resume(let id):
             if delegate.answer(id, .allow) || delegate.retryNow(id) { return nil }
-            guard let task = delegate.task(id) else { return "no such task" }
+            let carrier = delegate.carrier(id)
+            guard case .live(let task) = carrier else { return Self.endedOrMissing(id, carrier, "not suspended") }
             if task.state != .suspended { return "#\(id) is \(task.state.rawValue), not suspended" }
             delegate.startedByUser(id)
             task.resume()
         case .suspend(let id):
-            guard let task = delegate.task(id) else { return "no such task" }
             if delegate.isQueued(id) { return "#\(id) is queued, not running (r starts it now)" }
+            let carrier = delegate.carrier(id)
+            guard case .live(let task) = carrier else { return Self.endedOrMissing(id, carrier, "not running") }
             if task.state != .running { return "#\(id) is \(task.state.rawValue), not running" }
             task.suspend()
             delegate.suspendedByUser(id)
         case .cancel(let id):
             if delegate.answer(id, .cancel) || delegate.cancelRetry(id) { return nil }
-            guard let task = delegate.task(id) else { return "no such task" }
+            let task: SessionTask
+            switch delegate.carrier(id) {
+            case .none: return "no such task"
+            case .ended: return "#\(id) has already completed"
+            case .live(let live): task = live
+            }
             if task.state == .completed { return "#\(id) has already completed" }
             task.cancel()
         case .convert(let id):
-            guard let task = delegate.task(id) else { return "no such task" }
+            let task: SessionTask
+            switch delegate.carrier(id) {
+            case .none: return "no such task"
+            case .ended(let kind): return kind == .download ? "#\(id) is already a download" : "#\(id) has already completed"
+            case .live(let live): task = live
+            }
             if delegate.isAwaitingAnswer(id), let dataTask = task as? DataTask {
                 placeConversion(id, dataTask)
                 if delegate.answer(id, .becomeDownload) { return nil }
@@ -207,7 +220,7 @@ public final class TransferApp: Sendable {
             if dataTask.downloadPartialFile == nil { placeConversion(id, dataTask) }  // placed above if answered meanwhile
             dataTask.convertToDownload()
         case .move(let id, let step):
-            guard delegate.task(id) != nil else { return "no such task" }
+            if case .none = delegate.carrier(id) { return "no such task" }
             guard delegate.isQueued(id) else { return "#\(id) is not queued: only waiting tasks change places" }
             if !delegate.move(id, by: step) { return "#\(id) is already \(step > 0 ? "first" : "last") in the queue" }
             postQueueOrder()
@@ -230,15 +243,21 @@ public final class TransferApp: Sendable {
             }
             return "checking the new URL for #\(id)…"
         case .suspendAll:
-            let running = delegate.managedTasks.filter { $0.task.state == .running && !delegate.isQueued($0.row) }
+            let running = delegate.managedTasks.filter { $0.task?.state == .running && !delegate.isQueued($0.row) }
             for managed in running { _ = perform(.suspend(managed.row)) }
             return "suspended \(running.count) task\(running.count == 1 ? "" : "s")"
         case .resumeAll:
-            let suspended = delegate.managedTasks.filter { $0.task.state == .suspended && !delegate.isQueued($0.row) }
+            let suspended = delegate.managedTasks.filter { $0.task?.state == .suspended && !delegate.isQueued($0.row) }
             for managed in suspended { _ = perform(.resume(managed.row)) }
             return "resumed \(suspended.count) task\(suspended.count == 1 ? "" : "s")"
         }
         return nil
+    }
+
+    /// What a key aimed at a row with no engine task says: none such, or ended ("#4 is completed, not running").
+    private static func endedOrMissing(_ id: Int, _ carrier: RowCarrier, _ wanted: String) -> String {
+        if case .none = carrier { return "no such task" }
+        return "#\(id) is \(TaskState.completed.rawValue), \(wanted)"
     }
 
     /// Tells the model where each queued row stands, so the list shows the queue's order.

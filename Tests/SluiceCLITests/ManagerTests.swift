@@ -536,6 +536,39 @@ import Testing
         let saved = try #require(dir.entries.first)
         #expect(dir.entries.count == 1 && FileManager.default.contents(atPath: dir.path + "/" + saved) == pattern(8_000_000))
     }
+
+
+    /// A row that has ended for good lets its engine task go (its response, metrics and buffers: 2,000 finished
+    /// downloads kept 6.7 MB), and keys aimed at it still answer as they did while the app held the task.
+    @Test func aRowThatEndedLetsItsEngineTaskGoAndKeysStillAnswer() async throws {
+        let server = try CLIServers.shared()
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let app = TransferApp(outputDirectory: dir.path, retries: RetryPolicies(downloads: nil))
+        let gone = WeakTasks()
+        var rows: [Int] = []
+        for path in ["/bytes/1000?name=kept.bin", "/status/404", "/bytes/700"] {
+            guard case .success(let id) = app.add(server.url(path).absoluteString, kind: path == "/bytes/700" ? .data : .download) else {
+                Issue.record("refused")
+                return
+            }
+            rows.append(id)
+            gone.watch(app.delegate.task(id))
+        }
+        _ = await runToTheEnd(app)
+        #expect(gone.alive == 0, "engine tasks still held: \(gone.alive)")
+        let (saved, failed, data) = (rows[0], rows[1], rows[2])
+        #expect(app.perform(.cancel(saved)) == "#\(saved) has already completed")
+        #expect(app.perform(.resume(failed)) == "#\(failed) is completed, not suspended")
+        #expect(app.perform(.suspend(saved)) == "#\(saved) is completed, not running")
+        #expect(app.perform(.convert(saved)) == "#\(saved) is already a download")
+        #expect(app.perform(.convert(data)) == "#\(data) has already completed")
+        #expect(app.perform(.move(saved, by: 1)) == "#\(saved) is not queued: only waiting tasks change places")
+        #expect(app.perform(.resume(9_999)) == "no such task")
+        let answer = Locked<String?>(nil)
+        app.refresh(saved, to: server.url("/bytes/1000").absoluteString, force: false) { said in answer.withLock { $0 = said } }
+        #expect(answer.withLock { $0 } == "#\(saved) has finished: nothing to refresh")
+    }
 }
 
 /// Lines printed from the app's loop, read by the test afterwards.
@@ -544,4 +577,16 @@ final class LinesBox: @unchecked Sendable {
     private var lines: [String] = []
     func append(_ line: String) { lock.withLock { lines.append(line) } }
     var all: [String] { lock.withLock { lines } }
+}
+
+/// Weak references to engine tasks: how many of them something still holds.
+final class WeakTasks: @unchecked Sendable {
+    private final class Box {
+        weak var task: SessionTask?
+        init(_ task: SessionTask?) { self.task = task }
+    }
+    private let lock = NSLock()
+    private var boxes: [Box] = []
+    func watch(_ task: SessionTask?) { lock.withLock { boxes.append(Box(task)) } }
+    var alive: Int { lock.withLock { boxes.filter { $0.task != nil }.count } }
 }
