@@ -113,7 +113,8 @@ public final class TransferApp: Sendable {
 
     /// A download's connections, at most its host's limit.
     static func capped(_ split: Int, _ url: URL, _ hostLimit: @Sendable (String) -> Int?) -> Int {
-        guard let limit = url.host.flatMap(hostLimit) else { return split }
+        // One connection is never capped: its host is not asked for (FoundationEssentials parses it anew, each add).
+        guard split > 1, let limit = url.host.flatMap(hostLimit) else { return split }
         return max(1, min(split, limit))
     }
 
