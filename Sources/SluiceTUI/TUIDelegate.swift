@@ -513,16 +513,20 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             // its next attempt is tracked (between startRetry's two locks it is neither waiting nor deciding).
             state.withLock { _ = $0.deciding.remove(id) }
         }
-        state.withLock { s in
+        let cleanly = error == nil && (task.response?.statusCode ?? 0) < 400
+        let letGo = state.withLock { s -> SessionTask? in
             // Not a row whose next attempt (a retry, a new name) already carries it.
-            guard s.rows[id]?.task === task else { return }
+            guard s.rows[id]?.task === task else { return nil }
             s.open.remove(id)  // see allTasksCompleted
             // Ended for good: the engine's task goes, with its response, metrics and buffers (see ManagedTask.task).
-            if !retrying && !s.refreshing.contains(id) {
+            guard !retrying && !s.refreshing.contains(id) else { return nil }
+            defer {
                 s.rows[id]?.task = nil
-                s.rows[id]?.finishedCleanly = error == nil && (task.response?.statusCode ?? 0) < 400
+                s.rows[id]?.finishedCleanly = cleanly
             }
+            return s.rows[id]?.task
         }
+        withExtendedLifetime(letGo) {}  // freed here when this was the last reference: after the lock, not under it
         if idle && !retrying, let told = onIdle.withLock({ $0 }) { told() }
     }
 
