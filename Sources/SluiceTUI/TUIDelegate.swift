@@ -701,8 +701,9 @@ enum RowCarrier {
 struct ManagedTask: Sendable {
     let row: Int
     /// Nil once the row has ended for good (no retry follows, no refresh is under way): a finished engine task keeps
-    /// its response, metrics, requests and locks, about 3.3 KB, which the model and the store already hold what they
-    /// need of. Kept, 2,000 downloads cost 6.7 MB and 1,650 page faults more (`get` keeping its tasks, measured).
+    /// its response, metrics, requests and locks (`get` keeping its 2,000 tasks took 6.7 MB more), and the model and
+    /// the store already keep what they need of them. Let go, plain `-d` of 2,000 files took about 5,400 page faults
+    /// instead of 6,000.
     var task: SessionTask?
     /// How the released task ended: with no error and a status below 400 (a refresh has nothing to do then).
     var finishedCleanly = false
