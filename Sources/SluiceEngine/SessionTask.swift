@@ -338,8 +338,10 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             if let delegate = dataTarget, let dataTask = self as? DataTask {
                 delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: handler)
             } else {
+                // Nobody is asked (a download task, a data task without a data delegate): the transfer goes on, and
+                // no disposition event tells of a delegate call that never happened.
                 responseAnnounced(response)
-                handler(.allow)
+                session.loop.send(.disposition(id, .allow))
             }
         }
         return nil

@@ -33,6 +33,9 @@ import Testing
         #expect(dir.entries.isEmpty, "the engine removes the file once the delegate returns")
         #expect(log.names.contains("didFinishDownloadingTo"))
         #expect(log.names.last == "didCompleteWithError")
+        // A download task's delegate is never asked about its response (URLSession's is not either): no
+        // disposition tells of a call that did not happen.
+        #expect(log.names.contains("didReceiveResponse") && !log.names.contains("disposition"), "\(log.names)")
     }
 
     @Test func aCancelledDownloadLeavesNoFile() async throws {
