@@ -142,7 +142,7 @@ public final class DaemonHub: Sendable {
     /// The log's account of what matters: tasks added, ended, saved, retried.
     private func note(_ event: ModelEvent, model: Model) {
         switch event {
-        case .added(let id, let url, let kind, _, _):
+        case .added(let id, let url, let kind, _, _, _):
             logger.info("added #\(id) (\(kind.rawValue)) \(Redacted.url(url))")
         case .restored(let row) where !row.isFinished:
             logger.info("resuming #\(row.id) \(Redacted.url(row.url))")

@@ -42,8 +42,9 @@ struct EventLineEncoder: Sendable {
             let trace = traceLine(record, start)
             guard trace.hasPrefix("{") else { return nil }
             return head + "\"row\":\(record.taskIdentifier)," + trace.dropFirst()
-        case .added(let id, let url, let kind, _, let at):
-            return head + fields(id, "added", at: at, [("url", JSONText.quote(url)), ("kind", JSONText.quote(kind.rawValue))])
+        case .added(let id, let url, let kind, _, let at, let note):
+            return head + fields(id, "added", at: at, [("url", JSONText.quote(url)), ("kind", JSONText.quote(kind.rawValue))]
+                                 + (note.map { [("note", JSONText.quote($0))] } ?? []))
         case .restored(let row):
             return head + fields(row.id, "restored", at: row.added, [("url", JSONText.quote(row.url)), ("kind", JSONText.quote(row.kind.rawValue)),
                                                                      ("state", JSONText.quote(row.stateWord))])

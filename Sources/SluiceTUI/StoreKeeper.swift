@@ -87,7 +87,7 @@ final class StoreKeeper: Sendable {
         var abandoned: [Int] = []  // rows whose pending conversion will never happen
         for event in events {
             switch event {
-            case .added(let id, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _), .refreshed(let id, _, _),
+            case .added(let id, _, _, _, _, _), .saved(let id, _), .note(let id, _), .retrying(let id, _, _, _, _), .refreshed(let id, _, _),
                  .renamed(let id, _, _):
                 touched.insert(id)
             case .restored(let row) where !row.isFinished:

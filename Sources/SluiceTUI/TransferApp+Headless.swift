@@ -89,8 +89,7 @@ extension TransferApp {
         keeper?.keep(managed.row, facts: RowFacts(method: request.method, headers: headers, kind: .download,
                                                    companions: companions, createdAt: StoreKeeper.wallClock()))
         inbox.post(.added(id: managed.row, url: url.absoluteString, kind: .download, requestHeaders: headers,
-                          at: DispatchTime.now().uptimeNanoseconds))
-        inbox.post(.note(id: managed.row, Model.savingTo + companions.target))
+                          at: DispatchTime.now().uptimeNanoseconds, note: Model.savingTo + companions.target))
         if delegate.track(managed, asks: false) { task.resume() }
         return .success(managed.row)
     }

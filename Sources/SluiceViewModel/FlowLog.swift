@@ -152,7 +152,7 @@ public struct FlowLog: Equatable, Sendable {
     /// The same events the model folds: tasks the app added and the engine's events.
     public mutating func apply(_ event: ModelEvent) {
         switch event {
-        case .added(let id, let url, let kind, let headers, let time):
+        case .added(let id, let url, let kind, let headers, let time, _):
             add(TaskFlow(id: id, url: url, method: kind == .upload ? "POST" : "GET", kind: kind, requestHeaders: headers, at: time))
         case .engine(let event):
             record(event)

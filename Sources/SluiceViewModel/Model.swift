@@ -154,9 +154,11 @@ public struct Model: Equatable, Sendable {
 
     public mutating func apply(_ event: ModelEvent) {
         switch event {
-        case .added(let id, let url, let kind, let headers, let time):
+        case .added(let id, let url, let kind, let headers, let time, let note):
             now = max(now, time)
-            insert(TaskRow(id: id, url: url, kind: kind, requestHeaders: headers, at: time))
+            var row = TaskRow(id: id, url: url, kind: kind, requestHeaders: headers, at: time)
+            row.note = note
+            insert(row)
         case .engine(let record):
             apply(record.event, to: record.taskIdentifier, at: record.uptimeNanoseconds)
         case .restored(let row):

@@ -2,8 +2,10 @@
 import SluiceEngine
 
 public enum ModelEvent: Sendable, Codable {
-    /// A task the app created (created suspended; its events follow).
-    case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine], at: UInt64)
+    /// A task the app created (created suspended; its events follow), with the row's first note (a download's
+    /// "saving to PATH"): one event, not two, for each of a long list's rows through the inbox, the model, the store
+    /// keeper and the flows. A daemon of the version before sends no note (it decodes as nil).
+    case added(id: Int, url: String, kind: TaskKind, requestHeaders: [HeaderLine], at: UInt64, note: String? = nil)
     case engine(TaskEventRecord)
     /// A row brought back from the store: a finished task of an earlier run, or an unfinished one whose engine
     /// events follow. Boxed: a row inline made every event as large as a row (472 bytes, not 97), and events are

@@ -365,6 +365,21 @@ func model(_ events: [ModelEvent]) -> Model {
         m.apply(record(8, .didResumeAtOffset(offset: 500, expected: 1000), at: 9))
         #expect(m.row(8)?.fraction == 0.5)
     }
+
+    /// A download's first note comes with its row (one event, not two); an `added` of the version before, with no
+    /// note, still decodes (a UI attached to an older daemon), and its row has none.
+    @Test func anAddedRowCarriesItsFirstNoteAndAnOlderAddedStillDecodes() throws {
+        let m = model([.added(id: 3, url: "http://h/f.bin", kind: .download, requestHeaders: [], at: 1, note: "saving to /d/f.bin")])
+        #expect(m.row(3)?.note == "saving to /d/f.bin")
+        let older = #"{"added":{"id":4,"url":"http://h/g.bin","kind":"download","requestHeaders":[],"at":2}}"#
+        let event = try JSONDecoder().decode(ModelEvent.self, from: Data(older.utf8))
+        guard case .added(let id, _, _, _, let at, let note) = event else {
+            Issue.record("decoded as \(event)")
+            return
+        }
+        #expect(id == 4 && at == 2 && note == nil)
+        #expect(model([event]).row(4)?.note == nil)
+    }
 }
 
 @Suite struct SegmentMapTests {
