@@ -38,6 +38,8 @@ public struct Model: Equatable, Sendable {
     public static let savingTo = "saving to "
     /// Rows keep at most this many timeline lines (progress calls fold, so this is a lot of history).
     public static let timelineLimit = 300
+    /// Lines a row's timeline makes room for at its first (a response, progress, the file, metrics, the end).
+    static let firstTimelineCapacity = 8
 
     public init() {}
 
@@ -231,6 +233,9 @@ public struct Model: Equatable, Sendable {
         update(id) { row in
             if let entry = TimelineEntry.make(event, time: time) {
                 if row.timeline.isEmpty || !row.timeline[row.timeline.count - 1].absorb(entry) {
+                    // Room for a whole small transfer's lines at once: grown from empty, the array was made four
+                    // times over (1, 2, 4, 8) for a download's five or six lines.
+                    if row.timeline.capacity == 0 { row.timeline.reserveCapacity(Self.firstTimelineCapacity) }
                     row.timeline.append(entry)
                     if row.timeline.count > Self.timelineLimit { row.timeline.removeFirst() }
                 }
