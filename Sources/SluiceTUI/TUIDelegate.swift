@@ -438,6 +438,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
 
     func urlSession(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) {
         let now = StoreKeeper.wallClock()
+        let cleanly = task.endedCleanly  // read before any lock of ours: it takes the task's
         // Another program took the partial file's name between the claim and the start: those files are its own, so
         // nothing of them is removed, and the row starts again under a new name (claimed before the lock: a claim
         // reads the disk and asks `holds`).
@@ -493,7 +494,7 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         } else if let companions {
             if let data = error?.resumeData {
                 companions.saveResume(data)
-            } else if !stopping, error != nil || (task.response?.statusCode ?? 0) >= 400 {
+            } else if !stopping, !cleanly {
                 // Nothing to continue: only the file's own companions may remain, and none is needed. Never on quit:
                 // a download that never started this run still has an earlier run's bytes and checkpoint.
                 companions.removeAll()
@@ -513,7 +514,6 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
             // its next attempt is tracked (between startRetry's two locks it is neither waiting nor deciding).
             state.withLock { _ = $0.deciding.remove(id) }
         }
-        let cleanly = error == nil && (task.response?.statusCode ?? 0) < 400
         let letGo = state.withLock { s -> SessionTask? in
             // Not a row whose next attempt (a retry, a new name) already carries it.
             guard s.rows[id]?.task === task else { return nil }
@@ -685,6 +685,11 @@ public struct RetryPolicies: Sendable {
     }
 
     func policy(for kind: TaskKind) -> RetryPolicy? { kind == .download ? downloads : data }
+}
+
+extension SessionTask {
+    /// Completed with no error and a status below 400: nothing is left to fetch again.
+    var endedCleanly: Bool { state == .completed && error == nil && (response?.statusCode ?? 0) < 400 }
 }
 
 /// What carries a row now (`TUIDelegate.carrier`).

@@ -53,7 +53,7 @@ extension TransferApp {
             release()
             return done("#\(id) is running: suspend it first (s), then refresh")
         }
-        if managed?.finishedCleanly == true || task.map({ ended && $0.error == nil && ($0.response?.statusCode ?? 0) < 400 }) == true {
+        if managed?.finishedCleanly == true || task?.endedCleanly == true {
             release()
             return done("#\(id) has finished: nothing to refresh")
         }
