@@ -333,17 +333,21 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             if session.eventMonitor != nil { session.delegateQueue.async { self.emit(.disposition(disposition)) } }
             session.loop.send(.disposition(id, disposition))
         }
+        // Whom to ask is known here: the targets were set before the task started (`resolveTarget`).
+        let asks = dataTarget != nil && self is DataTask
         session.loop.deliver { [self] in
             emit(.didReceiveResponse(response))
-            if let delegate = dataTarget, let dataTask = self as? DataTask {
+            if asks, let delegate = dataTarget, let dataTask = self as? DataTask {
                 delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: handler)
             } else {
-                // Nobody is asked (a download task, a data task without a data delegate): the transfer goes on, and
-                // no disposition event tells of a delegate call that never happened.
+                // Nobody is asked (a download task, a data task without a data delegate): no disposition event tells
+                // of a delegate call that never happened.
                 responseAnnounced(response)
-                session.loop.send(.disposition(id, .allow))
             }
         }
+        // Nor does the transfer wait for the delegate queue to say so: it goes on at the loop's next turn. Whatever
+        // the delegate queue is told of its bytes from then on comes after the announcement delivered above.
+        if !asks { session.loop.answer(.disposition(id, .allow)) }
         return nil
     }
 

@@ -87,6 +87,8 @@ final class TransferLoop: @unchecked Sendable {
     /// Delegate calls the loop makes during one turn, handed to the delegate queue as one block at the turn's
     /// end: a dispatch (and often a thread wakeup) per turn instead of one per response, chunk and completion.
     @exclusivity(unchecked) private var outbox: [@Sendable () -> Void] = []
+    /// Commands the loop gives itself (`answer`), applied at the top of its next turn like any other.
+    @exclusivity(unchecked) private var ownCommands: [Command] = []
     private let delegateQueue: DispatchQueue
     private let loopThread = Atomic<UInt>(0)
 
@@ -182,6 +184,14 @@ final class TransferLoop: @unchecked Sendable {
 
     var isLoopThread: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
+    /// A command the loop thread knows it must apply without asking anyone (a response no delegate is asked
+    /// about is allowed): kept for the next turn, with no lock, no wakeup and no trip through the delegate queue,
+    /// which delayed every download by a turn of that queue's work.
+    func answer(_ command: Command) {
+        assertOnLoopThread("an answer of the loop's own")
+        ownCommands.append(command)
+    }
+
     /// Debug builds stop at once when loop-thread state is touched from another thread (free in release).
     @inline(__always)
     func assertOnLoopThread(_ what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
@@ -223,6 +233,10 @@ final class TransferLoop: @unchecked Sendable {
         var running: Int32 = 0
         var idleSince: UInt64?
         while true {
+            // The loop's own answers first: they were made during an earlier turn than anything sent since.
+            swap(&ownCommands, &pending)
+            for command in pending { apply(command) }
+            pending.removeAll(keepingCapacity: true)
             inbox.withLock { box in
                 box.wakePending = false  // a later send wakes the next poll; an earlier one is in `pending`
                 swap(&box.commands, &pending)
@@ -255,7 +269,7 @@ final class TransferLoop: @unchecked Sendable {
             // way), at most a second, so that a wakeup lost anywhere costs a second and never an hour.
             if !idle { idleSince = nil } else if idleSince == nil { idleSince = now }
             let longIdle = idleSince.map { now &- $0 > 10_000_000_000 } ?? false
-            var wait = localFlowing ? 0 : idle ? (longIdle ? Self.idleWait(multi) : min(1000, Self.idleWait(multi))) : 100
+            var wait = localFlowing || !ownCommands.isEmpty ? 0 : idle ? (longIdle ? Self.idleWait(multi) : min(1000, Self.idleWait(multi))) : 100
             if wait > Self.batchWaitCap, inbox.withLock({ $0.batchesOut > 0 }) { wait = Self.batchWaitCap }
             if !heldForBudget.isEmpty {  // awake when the budget lets the held tasks start
                 wait = min(wait, Int32(clamping: max(1, (rates.nanosecondsUntilStart + 999_999) / 1_000_000)))

@@ -38,6 +38,35 @@ import Testing
         #expect(log.names.contains("didReceiveResponse") && !log.names.contains("disposition"), "\(log.names)")
     }
 
+    /// Nobody is asked about a download's response, so its bytes flow without waiting for the delegate queue: a
+    /// busy queue (a UI's, folding thousands of events) held every download after its head until the queue came
+    /// round to saying "allow".
+    @Test func aDownloadsBytesFlowWhileTheDelegateQueueIsBusy() async throws {
+        let server = try Servers.shared()
+        let dir = try ScratchDirectory()
+        defer { dir.remove() }
+        let recorder = DownloadRecorder()
+        let log = EventLog()
+        let session = downloadSession(recorder, directory: dir, log: log)
+        defer { session.finishTasksAndInvalidate() }
+        let busy = DispatchSemaphore(value: 0)
+        recorder.queue.async { busy.wait() }
+        let size = 300_000
+        let task = session.downloadTask(with: server.url("/bytes/\(size)"))
+        task.resume()
+        let flowed = await eventually { task.countOfBytesReceived == Int64(size) }
+        let seen = task.countOfBytesReceived
+        busy.signal()
+        #expect(flowed, "the body waited for the delegate queue: \(seen) of \(size) bytes")
+        guard await recorder.waitForCompletion() else { return }
+        let s = recorder.snapshot
+        #expect(s.error == nil)
+        #expect(s.fileBody == patternBytes(count: size))
+        // The response is still told first, before any progress.
+        let names = log.names.filter { $0 == "didReceiveResponse" || $0 == "didWriteData" }
+        #expect(names.first == "didReceiveResponse" && names.dropFirst().allSatisfy { $0 == "didWriteData" }, "\(log.names)")
+    }
+
     @Test func aCancelledDownloadLeavesNoFile() async throws {
         let server = try Servers.shared()
         let dir = try ScratchDirectory()
