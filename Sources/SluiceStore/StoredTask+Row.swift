@@ -7,14 +7,37 @@ import Foundation
 
 extension StoredTask {
     /// The values of `StoreSchema.columns`, in that order.
-    var databaseValues: [SQLiteValue] {
-        [
-            .text(url), .text(method), .text(Self.encodeHeaders(requestHeaders)), .text(kind.rawValue),
-            .text(state.rawValue), SQLiteValue(priority), SQLiteValue(destination), SQLiteValue(partialPath),
-            .integer(bytesReceived), SQLiteValue(bytesExpected), SQLiteValue(etag), SQLiteValue(lastModified),
-            SQLiteValue(resumeData), .real(createdAt), SQLiteValue(startedAt), SQLiteValue(endedAt),
-            SQLiteValue(statusCode), SQLiteValue(outcome), SQLiteValue(error), SQLiteValue(attempts), .text(timeline),
-        ]
+    var databaseValues: [SQLiteValue] { databaseValues(id: nil) }
+
+    /// The same, with `id` before them (an upsert's) or after them (an update's), in one array: adding it to the
+    /// list made a second array of every value, for every row written.
+    func databaseValues(id: Int64?, first: Bool = true) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(StoreSchema.columns.count + 1)
+        if let id, first { values.append(.integer(id)) }
+        values.append(.text(url))
+        values.append(.text(method))
+        values.append(.text(Self.encodeHeaders(requestHeaders)))
+        values.append(.text(kind.rawValue))
+        values.append(.text(state.rawValue))
+        values.append(SQLiteValue(priority))
+        values.append(SQLiteValue(destination))
+        values.append(SQLiteValue(partialPath))
+        values.append(.integer(bytesReceived))
+        values.append(SQLiteValue(bytesExpected))
+        values.append(SQLiteValue(etag))
+        values.append(SQLiteValue(lastModified))
+        values.append(SQLiteValue(resumeData))
+        values.append(.real(createdAt))
+        values.append(SQLiteValue(startedAt))
+        values.append(SQLiteValue(endedAt))
+        values.append(SQLiteValue(statusCode))
+        values.append(SQLiteValue(outcome))
+        values.append(SQLiteValue(error))
+        values.append(SQLiteValue(attempts))
+        values.append(.text(timeline))
+        if let id, !first { values.append(.integer(id)) }
+        return values
     }
 
     /// The task in the statement's current row, which `StoreSchema.selectSQL` chose.

@@ -9,6 +9,8 @@
 
 /// SQLITE_TRANSIENT ("copy the bytes before the bind call returns"), a macro of a cast Swift cannot import.
 static inline sqlite3_destructor_type sluice_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+/// SQLITE_STATIC ("the bytes stay where they are until the statement is reset or bound again").
+static inline sqlite3_destructor_type sluice_sqlite_static(void) { return SQLITE_STATIC; }
 
 // Name, return type, parameters, arguments: one line per function. The entry points work without the library
 // (a failed open says why); the rest take a connection or a statement, which only a loaded library can have made.
