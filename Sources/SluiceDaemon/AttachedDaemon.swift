@@ -73,11 +73,11 @@ public final class AttachedDaemon: InterfaceDriver, Sendable {
             switch line {
             case .snapshot(let snapshot):
                 let restored = snapshot.rows.map { ModelEvent.restored($0) }
-                for event in restored { model.apply(event) }
+                model.apply(contentsOf: restored)
                 flows.append(restored)
                 model.apply(.sessionRateLimit(snapshot.sessionRateLimit))
             case .events(let events):
-                for event in events { model.apply(event) }
+                model.apply(contentsOf: events)
                 flows.append(events)
             case .removed(let id):
                 _ = model.remove(id)

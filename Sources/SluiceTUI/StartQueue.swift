@@ -46,6 +46,12 @@ struct StartQueue: Sendable {
         return fill().contains(id)
     }
 
+    /// Room for `count` more tasks.
+    mutating func reserve(_ count: Int) {
+        waiting.reserveCapacity(waiting.count + count)
+        waitingSet.reserveCapacity(waitingSet.count + count)
+    }
+
     /// The user resumed a waiting task: it runs now, past the limits if need be (a key beats the queue).
     mutating func startedByUser(_ id: Int) {
         guard waitingSet.remove(id) != nil || !running.contains(id) else { return }

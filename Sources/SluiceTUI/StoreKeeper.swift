@@ -69,6 +69,15 @@ final class StoreKeeper: Sendable {
         }
     }
 
+    /// Room for `count` more rows at once (a list being added).
+    func reserve(_ count: Int) {
+        state.withLock { s in
+            s.facts.reserveCapacity(s.facts.count + count)
+            s.records.reserveCapacity(s.records.count + count)
+            s.marks.reserveCapacity(s.marks.count + count)
+        }
+    }
+
     /// A row to keep from now on: how it was asked for; `record` when the store already holds it.
     func keep(_ id: Int, facts: RowFacts, record: StoredTask? = nil) {
         state.withLock { s in

@@ -138,6 +138,19 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
         }
     }
 
+    /// Room for `count` more downloads at once (a list being added): each table grew by doubling, every growth
+    /// hashing again every row it held.
+    func reserve(downloads count: Int) {
+        state.withLock { s in
+            s.rows.reserveCapacity(s.rows.count + count)
+            s.open.reserveCapacity(s.open.count + count)
+            s.rowOfTask.reserveCapacity(s.rowOfTask.count + count)
+            s.downloadRows.reserveCapacity(s.downloadRows.count + count)
+            s.targets.reserveCapacity(s.targets.count + count)
+            s.queue.reserve(count)
+        }
+    }
+
     /// Old-style registration (tests): the row is the task's own id.
     func track(_ task: SessionTask, asks: Bool) -> Bool {
         track(ManagedTask(row: task.taskIdentifier, task: task, request: task.originalRequest), asks: asks)

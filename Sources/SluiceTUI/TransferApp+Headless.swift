@@ -33,7 +33,7 @@ extension TransferApp {
     /// Moves what the engine reported into `model` and the store, as the UI's loop does; returns the events.
     public func drainEvents(into model: inout Model) -> [ModelEvent] {
         let events = inbox.take()
-        for event in events { model.apply(event) }
+        model.apply(contentsOf: events)
         keeper?.observe(events, model: model)
         return events
     }
@@ -60,8 +60,13 @@ extension TransferApp {
     }
 
     /// Runs `body`, which adds `count` downloads into `directory`, with the directory's names read once for their
-    /// claims instead of two lookups each on disk (see `DirectoryNames`); a short list asks the disk.
+    /// claims instead of two lookups each on disk (see `DirectoryNames`; a short list asks the disk), and the
+    /// delegate's and the store keeper's tables made large enough for them first.
     public func addingDownloads<T>(into directory: String, count: Int, _ body: () throws -> T) rethrows -> T {
+        if count > 1 {
+            delegate.reserve(downloads: count)
+            keeper?.reserve(count)
+        }
         guard let names = DirectoryNames.forList(of: count, in: directory) else { return try body() }
         listings.withLock { $0[directory] = names }
         defer { listings.withLock { $0[directory] = nil } }

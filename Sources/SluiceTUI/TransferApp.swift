@@ -152,7 +152,7 @@ public final class TransferApp: Sendable {
     /// Moves what the engine reported into `model` (and the store).
     func drain(into model: inout Model) -> Bool {
         let events = inbox.take()
-        for event in events { model.apply(event) }
+        model.apply(contentsOf: events)
         keeper?.observe(events, model: model)
         return !events.isEmpty
     }
@@ -160,7 +160,7 @@ public final class TransferApp: Sendable {
     /// The same, and into the flows the sequence view and the exports read.
     public func drain(into model: inout Model, flows: inout PendingFlows) -> Bool {
         let events = inbox.take()
-        for event in events { model.apply(event) }
+        model.apply(contentsOf: events)
         flows.append(events)
         keeper?.observe(events, model: model)
         return !events.isEmpty

@@ -154,6 +154,18 @@ public struct Model: Equatable, Sendable {
 
     // MARK: The reducer
 
+    /// Applies a drained batch in order, with room made first for the rows it adds: a list of thousands arrives
+    /// in one batch, and the rows and their index grew by doubling, copying or hashing every row at each step.
+    public mutating func apply(contentsOf events: [ModelEvent]) {
+        var adds = 0
+        for event in events { if case .added = event { adds += 1 } }
+        if adds > 1 {
+            rows.reserveCapacity(rows.count + adds)
+            index.reserveCapacity(index.count + adds)
+        }
+        for event in events { apply(event) }
+    }
+
     public mutating func apply(_ event: ModelEvent) {
         switch event {
         case .added(let id, let url, let kind, let headers, let time, let note):
