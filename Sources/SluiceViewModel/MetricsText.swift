@@ -4,16 +4,22 @@ import SluiceEngine
 public enum MetricsText {
     /// "0.42 ms", "12.3 ms", "1.25 s".
     public static func duration(_ seconds: Double) -> String {
-        let ms = seconds * 1000
-        if ms < 10 { return String(format2: ms) + " ms" }
-        if ms < 1000 { return String(format1: ms) + " ms" }
-        return String(format2: seconds) + " s"
+        var text: [UInt8] = []
+        text.reserveCapacity(12)
+        appendDuration(seconds, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
-    /// "2 requests, 12.3 ms".
+    /// "2 requests, 12.3 ms". Made as bytes, once: every task's timeline has this line, and the pieces joined as
+    /// strings (a number, a plural, a duration made of three more) cost 3,400 instructions a task (callgrind).
     public static func summary(_ metrics: TaskMetrics) -> String {
         let n = metrics.transactions.count
-        return "\(n) request\(n == 1 ? "" : "s"), \(duration(metrics.duration))"
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        appendDigits(n, to: &text)
+        text.append(contentsOf: n == 1 ? " request, ".utf8 : " requests, ".utf8)
+        appendDuration(metrics.duration, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The last request: where it went and when each step ended, from its start.
@@ -36,16 +42,43 @@ public enum MetricsText {
     }
 }
 
-private extension String {
-    /// Fixed decimals without Foundation's formatter: two or one after the point.
-    init(format2 value: Double) { self = Self.fixed(value, places: 2) }
-    init(format1 value: Double) { self = Self.fixed(value, places: 1) }
+extension MetricsText {
+    static func appendDuration(_ seconds: Double, to text: inout [UInt8]) {
+        let ms = seconds * 1000
+        if ms < 10 {
+            appendFixed(ms, places: 2, to: &text)
+            text.append(contentsOf: " ms".utf8)
+        } else if ms < 1000 {
+            appendFixed(ms, places: 1, to: &text)
+            text.append(contentsOf: " ms".utf8)
+        } else {
+            appendFixed(seconds, places: 2, to: &text)
+            text.append(contentsOf: " s".utf8)
+        }
+    }
 
-    static func fixed(_ value: Double, places: Int) -> String {
-        let scale = places == 2 ? 100.0 : 10.0
-        let scaled = Int((Swift.max(0, value) * scale).rounded())
-        let whole = scaled / Int(scale)
-        let fraction = String(scaled % Int(scale))
-        return "\(whole)." + String(repeating: "0", count: places - fraction.count) + fraction
+    /// Fixed decimals (two or one after the point) without Foundation's formatter.
+    static func appendFixed(_ value: Double, places: Int, to text: inout [UInt8]) {
+        let scale = places == 2 ? 100 : 10
+        let scaled = Int((Swift.max(0, value) * Double(scale)).rounded())
+        appendDigits(scaled / scale, to: &text)
+        text.append(UInt8(ascii: "."))
+        let fraction = scaled % scale
+        if places == 2 && fraction < 10 { text.append(UInt8(ascii: "0")) }
+        appendDigits(fraction, to: &text)
+    }
+
+    /// A number of zero or more in decimal.
+    static func appendDigits(_ value: Int, to text: inout [UInt8]) {
+        var value = Swift.max(0, value)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while value > 0
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 }

@@ -26,6 +26,14 @@ import Testing
         #expect(MetricsText.duration(0.012_34) == "12.3 ms")
         #expect(MetricsText.duration(1.254) == "1.25 s")
         #expect(MetricsText.duration(0) == "0.00 ms")
+        // The edges of each form, and what rounds over them.
+        #expect(MetricsText.duration(0.000_050_4) == "0.05 ms")
+        #expect(MetricsText.duration(0.009_05) == "9.05 ms")
+        #expect(MetricsText.duration(0.009_999_9) == "10.00 ms")
+        #expect(MetricsText.duration(0.010) == "10.0 ms")
+        #expect(MetricsText.duration(0.999_97) == "1000.0 ms")
+        #expect(MetricsText.duration(1234.567) == "1234.57 s")
+        #expect(MetricsText.duration(-1) == "0.00 ms")
     }
 
     @Test func theSummaryCountsRequests() {
