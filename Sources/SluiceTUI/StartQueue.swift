@@ -46,9 +46,9 @@ struct StartQueue: Sendable {
         return fill().contains(id)
     }
 
-    /// Room for `count` more tasks.
+    /// Room for `count` more tasks (at least twice the room there was: an array's reserve is exact).
     mutating func reserve(_ count: Int) {
-        waiting.reserveCapacity(waiting.count + count)
+        if waiting.count + count > waiting.capacity { waiting.reserveCapacity(Swift.max(waiting.count + count, 2 * waiting.capacity)) }
         waitingSet.reserveCapacity(waitingSet.count + count)
     }
 

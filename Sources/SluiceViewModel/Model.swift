@@ -159,8 +159,10 @@ public struct Model: Equatable, Sendable {
     public mutating func apply(contentsOf events: [ModelEvent]) {
         var adds = 0
         for event in events { if case .added = event { adds += 1 } }
-        if adds > 1 {
-            rows.reserveCapacity(rows.count + adds)
+        // Grown at least twofold: an array's reserve is exact, and batches adding two rows each would otherwise
+        // copy every row at every batch.
+        if adds > 1, rows.count + adds > rows.capacity {
+            rows.reserveCapacity(Swift.max(rows.count + adds, 2 * rows.capacity))
             index.reserveCapacity(index.count + adds)
         }
         for event in events { apply(event) }

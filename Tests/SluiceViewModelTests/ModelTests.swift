@@ -366,6 +366,26 @@ func model(_ events: [ModelEvent]) -> Model {
         #expect(m.row(8)?.fraction == 0.5)
     }
 
+    /// Batches that add rows make room for them, and room grows at least twofold: batches of two rows each (a UI
+    /// attached to a daemon that is given URLs two by two) reallocated every row at every batch when the room
+    /// made was exactly what the batch needed.
+    @Test func batchesOfAddedRowsGrowTheRowsGeometrically() {
+        var m = Model()
+        var capacities: Set<Int> = []
+        for pair in 0..<500 {
+            m.apply(contentsOf: (0..<2).map { i in
+                .added(id: pair * 2 + i + 1, url: "http://h/\(pair * 2 + i)", kind: .download, requestHeaders: [], at: 0)
+            })
+            capacities.insert(m.rows.capacity)
+        }
+        #expect(m.rows.count == 1000 && m.row(1000)?.url == "http://h/999")
+        #expect(capacities.count <= 12, "the rows' room changed \(capacities.count) times over 500 batches")
+        // A list added in one batch gets its room at once.
+        var list = Model()
+        list.apply(contentsOf: (1...3000).map { .added(id: $0, url: "http://h/\($0)", kind: .download, requestHeaders: [], at: 0) })
+        #expect(list.rows.count == 3000 && list.rows.capacity >= 3000)
+    }
+
     /// A download's first note comes with its row (one event, not two); an `added` of the version before, with no
     /// note, still decodes (a UI attached to an older daemon), and its row has none.
     @Test func anAddedRowCarriesItsFirstNoteAndAnOlderAddedStillDecodes() throws {
