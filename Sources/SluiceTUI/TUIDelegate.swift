@@ -233,7 +233,10 @@ final class TUIDelegate: SessionDataDelegate, SessionDownloadDelegate, Sendable 
     /// Moves a queued row towards the front (positive) or back; false when it is not queued or cannot move.
     func move(_ id: Int, by step: Int) -> Bool { state.withLock { $0.queue.move(id, by: step) } }
 
-    func task(_ id: Int) -> SessionTask? { state.withLock { $0.rows[id]?.task } }
+    func task(_ id: Int) -> SessionTask? {
+        if case .live(let task) = carrier(id) { return task }
+        return nil
+    }
 
     /// What carries row `id` now: nothing (no such row), its engine task, or nothing any more because it has ended
     /// for good (see `ManagedTask.task`).

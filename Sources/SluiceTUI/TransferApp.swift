@@ -183,33 +183,31 @@ public final class TransferApp: Sendable {
         case .resume(let id):
             if delegate.answer(id, .allow) || delegate.retryNow(id) { return nil }
             let carrier = delegate.carrier(id)
-            guard case .live(let task) = carrier else { return Self.endedOrMissing(id, carrier, "not suspended") }
+            guard case .live(let task) = carrier else {
+                return Self.unavailable(id, carrier) { _ in "#\(id) is \(TaskState.completed.rawValue), not suspended" }
+            }
             if task.state != .suspended { return "#\(id) is \(task.state.rawValue), not suspended" }
             delegate.startedByUser(id)
             task.resume()
         case .suspend(let id):
             if delegate.isQueued(id) { return "#\(id) is queued, not running (r starts it now)" }
             let carrier = delegate.carrier(id)
-            guard case .live(let task) = carrier else { return Self.endedOrMissing(id, carrier, "not running") }
+            guard case .live(let task) = carrier else {
+                return Self.unavailable(id, carrier) { _ in "#\(id) is \(TaskState.completed.rawValue), not running" }
+            }
             if task.state != .running { return "#\(id) is \(task.state.rawValue), not running" }
             task.suspend()
             delegate.suspendedByUser(id)
         case .cancel(let id):
             if delegate.answer(id, .cancel) || delegate.cancelRetry(id) { return nil }
-            let task: SessionTask
-            switch delegate.carrier(id) {
-            case .none: return "no such task"
-            case .ended: return "#\(id) has already completed"
-            case .live(let live): task = live
-            }
+            let carrier = delegate.carrier(id)
+            guard case .live(let task) = carrier else { return Self.unavailable(id, carrier) { _ in "#\(id) has already completed" } }
             if task.state == .completed { return "#\(id) has already completed" }
             task.cancel()
         case .convert(let id):
-            let task: SessionTask
-            switch delegate.carrier(id) {
-            case .none: return "no such task"
-            case .ended(let kind): return kind == .download ? "#\(id) is already a download" : "#\(id) has already completed"
-            case .live(let live): task = live
+            let carrier = delegate.carrier(id)
+            guard case .live(let task) = carrier else {
+                return Self.unavailable(id, carrier) { $0 == .download ? "#\(id) is already a download" : "#\(id) has already completed" }
             }
             if delegate.isAwaitingAnswer(id), let dataTask = task as? DataTask {
                 placeConversion(id, dataTask)
@@ -255,10 +253,11 @@ public final class TransferApp: Sendable {
         return nil
     }
 
-    /// What a key aimed at a row with no engine task says: none such, or ended ("#4 is completed, not running").
-    private static func endedOrMissing(_ id: Int, _ carrier: RowCarrier, _ wanted: String) -> String {
-        if case .none = carrier { return "no such task" }
-        return "#\(id) is \(TaskState.completed.rawValue), \(wanted)"
+    /// What a key aimed at a row with no engine task says: none such, or what `ended` says of a row that ended
+    /// for good as a task of its kind.
+    private static func unavailable(_ id: Int, _ carrier: RowCarrier, ended: (TaskKind) -> String) -> String {
+        if case .ended(let kind) = carrier { return ended(kind) }
+        return "no such task"
     }
 
     /// Tells the model where each queued row stands, so the list shows the queue's order.
